@@ -1,0 +1,40 @@
+"""Admission to the bounded run pool: a non-blocking permit, released exactly once.
+
+A plain counter is race-free on one event loop; the permit is released by the response itself (even
+when the stream generator never starts), never by the generator's `finally` alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(slots=True)
+class Permit:
+    _pool: Admission
+    _released: bool = False
+
+    def release(self) -> None:
+        """Idempotent: a second release never raises capacity."""
+        if not self._released:
+            self._released = True
+            self._pool._in_use -= 1
+
+
+@dataclass(slots=True)
+class Admission:
+    capacity: int
+    _in_use: int = 0
+    rejected: int = field(default=0)
+
+    @property
+    def in_use(self) -> int:
+        return self._in_use
+
+    def try_acquire(self) -> Permit | None:
+        """A permit, or None when every worker slot is taken (the caller answers 503)."""
+        if self._in_use >= self.capacity:
+            self.rejected += 1
+            return None
+        self._in_use += 1
+        return Permit(self)

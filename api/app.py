@@ -1,0 +1,51 @@
+"""`create_app(settings)`: the FastAPI application and the lifespan that owns the composition root."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from importlib.resources import files
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from api.body_limit import BodyLimit
+from api.composition import build_services, close_services
+from api.errors import install_error_handlers
+from api.routes import health
+from api.settings import Settings
+
+log = logging.getLogger("superbiz.app")
+
+
+def frontend_dir() -> Path:
+    """The bundled static frontend, found through the installed package."""
+    return Path(str(files("frontend")))
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the app; its parts are built in the lifespan, once per process."""
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services = await build_services(settings)
+        app.state.services = services
+        try:
+            yield
+        finally:
+            await close_services(services)
+
+    app = FastAPI(
+        title="SuperBiz Agent",
+        version="0.1.0",
+        description="Diagnoses production incidents with every claim checked against evidence.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.include_router(health.router)
+    app.mount("/", StaticFiles(directory=frontend_dir(), html=True), name="frontend")
+    app.add_middleware(BodyLimit, max_bytes=settings.chat.max_body_bytes)
+    return app

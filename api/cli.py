@@ -1,0 +1,106 @@
+"""`superbiz`: serve, migrate, and the operator commands; thin, it reuses the composition root."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+
+from pydantic import ValidationError
+
+from api.settings import Settings
+
+
+def load_settings() -> Settings:
+    """Settings from the environment, or exit with a message naming each bad variable."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors():
+            variable = "SUPERBIZ_" + "__".join(str(p) for p in err["loc"]).upper()
+            lines.append(f"  {variable}: {err['msg']}")
+        sys.stderr.write("superbiz: invalid configuration\n" + "\n".join(lines) + "\n")
+        raise SystemExit(2) from None
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from api.app import create_app
+
+    settings = load_settings()
+    host = args.host or settings.host
+    port = args.port or settings.port
+    if settings.api_tokens is None and host not in ("127.0.0.1", "localhost", "::1"):
+        sys.stderr.write(
+            "superbiz: refusing to listen on a non-loopback address without SUPERBIZ_API_TOKENS\n"
+        )
+        return 2
+    if settings.api_tokens is None:
+        print(f"superbiz: no SUPERBIZ_API_TOKENS: unauthenticated, loopback only ({host})")
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level=settings.log_level.lower(),
+        timeout_graceful_shutdown=10,
+    )
+    return 0
+
+
+def _migrate(args: argparse.Namespace) -> int:
+    from persistence.db import current_revision, upgrade_head
+
+    settings = load_settings()
+    url = settings.database_url.get_secret_value()
+    upgrade_head(url)
+    print(f"superbiz: database at revision {current_revision(url)}")
+    return 0
+
+
+def _evidence(args: argparse.Namespace) -> int:
+    from api.composition import build_cli_toolbox
+    from tools.cli import run_evidence_command
+
+    settings = load_settings()
+    sources, limits = build_cli_toolbox(settings, args.world)
+    try:
+        tool_args = json.loads(args.args)
+    except json.JSONDecodeError:
+        sys.stderr.write("superbiz: --args must be a JSON object\n")
+        return 2
+    print(asyncio.run(run_evidence_command(sources, limits, args.tool, tool_args)))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="superbiz", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    serve = commands.add_parser("serve", help="serve the API and the frontend")
+    serve.add_argument("--host", help="overrides SUPERBIZ_HOST")
+    serve.add_argument("--port", type=int, help="overrides SUPERBIZ_PORT")
+    serve.set_defaults(handler=_serve)
+
+    migrate = commands.add_parser("migrate", help="upgrade the database to the latest revision")
+    migrate.set_defaults(handler=_migrate)
+
+    evidence = commands.add_parser("evidence", help="call one evidence tool and print its result")
+    evidence.add_argument("--world", help="a world directory (default: the bundled demo world)")
+    evidence.add_argument("--tool", required=True, help="e.g. list_alerts, query_logs, query_mysql")
+    evidence.add_argument("--args", default="{}", help='tool arguments as JSON, e.g. {"service":"x"}')
+    evidence.set_defaults(handler=_evidence)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    code: int = args.handler(args)
+    return code
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

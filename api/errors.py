@@ -1,0 +1,118 @@
+"""Errors the API reports: a stable code, a public message, an HTTP status; one place turns them into JSON.
+
+Exception text never reaches a client: unexpected errors are logged with the request path and answered
+with a fixed INTERNAL_ERROR body.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("superbiz.api")
+
+
+class ApiError(Exception):
+    """A failure with a stable code and a message that is safe to show."""
+
+    status_code = 400
+    code = "BAD_REQUEST"
+    message = "The request is invalid."
+
+    def __init__(self, message: str | None = None, *, data: Any = None) -> None:
+        super().__init__(message or self.message)
+        self.public_message = message or self.message
+        self.data = data
+
+
+class NotFound(ApiError):
+    status_code = 404
+    code = "NOT_FOUND"
+    message = "Not found."
+
+
+class Unavailable(ApiError):
+    status_code = 503
+    code = "UNAVAILABLE"
+    message = "The service is busy; retry shortly."
+
+
+class Unauthorized(ApiError):
+    status_code = 401
+    code = "AUTH_REQUIRED"
+    message = "A valid bearer token is required."
+
+
+_HTTP_CODES = {
+    400: "BAD_REQUEST",
+    401: "AUTH_REQUIRED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    422: "VALIDATION_ERROR",
+    429: "TOO_MANY_REQUESTS",
+    503: "UNAVAILABLE",
+}
+
+
+def envelope(data: Any = None, *, code: str = "OK", message: str = "ok") -> dict[str, Any]:
+    """The `{code, message, data}` wrapper every JSON response uses."""
+    return {"code": code, "message": message, "data": data}
+
+
+def error_response(
+    status: int, code: str, message: str, data: Any = None, headers: dict[str, str] | None = None
+) -> JSONResponse:
+    return JSONResponse(envelope(data, code=code, message=message), status, headers=headers)
+
+
+def _validation_details(exc: RequestValidationError) -> list[dict[str, str]]:
+    # Only the location and pydantic's generic message: never the rejected input itself.
+    details = []
+    for err in exc.errors()[:20]:
+        loc = ".".join(str(part) for part in err.get("loc", ()) if part != "body")
+        details.append({"field": loc, "problem": str(err.get("msg", "invalid"))[:200]})
+    return details
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Register the handlers that turn every error into the wrapper, once."""
+
+    async def on_api_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, ApiError)
+        headers = {"Retry-After": "1"} if exc.status_code == 503 else None
+        if exc.status_code == 401:
+            headers = {"WWW-Authenticate": "Bearer"}
+        return error_response(exc.status_code, exc.code, exc.public_message, exc.data, headers)
+
+    async def on_http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        code = _HTTP_CODES.get(exc.status_code, "HTTP_ERROR")
+        message = {
+            404: "Not found.",
+            405: "Method not allowed.",
+            413: "The request body is too large.",
+        }.get(exc.status_code, "The request could not be processed.")
+        return error_response(exc.status_code, code, message, headers=exc.headers)
+
+    async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return error_response(
+            422, "VALIDATION_ERROR", "The request is invalid.", _validation_details(exc)
+        )
+
+    async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error on %s %s", request.method, request.url.path)
+        return error_response(500, "INTERNAL_ERROR", "An internal error occurred.")
+
+    app.add_exception_handler(ApiError, on_api_error)
+    app.add_exception_handler(StarletteHTTPException, on_http_error)
+    app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(Exception, on_unexpected)

@@ -1,0 +1,40 @@
+"""Liveness and readiness: `/healthz` says the process answers, `/readyz` checks its dependencies."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+
+from api.deps import ServicesDep
+from api.errors import envelope
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz")
+async def healthz() -> dict[str, Any]:
+    return envelope({"status": "ok"})
+
+
+@router.get("/readyz")
+async def readyz(services: ServicesDep) -> JSONResponse:
+    """503 when the database is unreachable; a Redis outage only degrades chat history."""
+    db_ok, db_detail = await services.database_ready()
+    ctx_ok, ctx_detail = await services.context_store_ready()
+    checks = {
+        "database": {"status": "ok" if db_ok else "down", "detail": db_detail},
+        "session_context": {
+            "status": "ok" if ctx_ok else "degraded",
+            "detail": ctx_detail,
+            "backend": "redis" if services.settings.redis_url else "in-process",
+        },
+    }
+    ready = db_ok
+    body = envelope(
+        {"ready": ready, "checks": checks},
+        code="OK" if ready else "NOT_READY",
+        message="ready" if ready else "a required dependency is unavailable",
+    )
+    return JSONResponse(body, status_code=200 if ready else 503)

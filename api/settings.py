@@ -1,0 +1,161 @@
+"""The one settings model: every environment variable the service reads, with validated defaults.
+
+Only this module reads the environment. Every limit is positive; a bad value stops start-up with a
+message that names the variable (pydantic-settings reports the field path, e.g. `chat.max_workers`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import BaseModel, Field, SecretStr, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PositiveInt = Annotated[int, Field(gt=0)]
+PositiveFloat = Annotated[float, Field(gt=0)]
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./var/superbiz.db"
+
+
+class DatabaseSettings(BaseModel):
+    """Connection pool and statement bounds of the application database."""
+
+    pool_size: PositiveInt = 10
+    max_overflow: PositiveInt = 10
+    pool_timeout_s: PositiveFloat = 5.0
+    # A RUNNING run whose owner has not touched it for this long is swept as INTERRUPTED.
+    orphan_after_s: PositiveFloat = 300.0
+    heartbeat_s: PositiveFloat = 30.0
+
+
+class RedisSettings(BaseModel):
+    """Session-context store bounds (Redis or the in-process default)."""
+
+    socket_timeout_s: PositiveFloat = 2.0
+    context_ttl_s: PositiveInt = 86_400
+    max_turns: PositiveInt = 10
+    max_turn_bytes: PositiveInt = 8_192
+    max_history_bytes: PositiveInt = 32_768
+    max_sessions: PositiveInt = 10_000
+
+
+class ModelSettings(BaseModel):
+    """OpenAI-compatible model; unset base URL or name means the rule-based analyst runs every step."""
+
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    name: str | None = None
+    timeout_s: PositiveFloat = 30.0
+    max_retries: Annotated[int, Field(ge=0, le=3)] = 1
+    temperature: Annotated[float, Field(ge=0, le=2)] = 0.0
+    max_concurrent_calls: PositiveInt = 8
+    max_output_tokens: PositiveInt = 2_000
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url and self.name)
+
+
+class BackendSettings(BaseModel):
+    """Bounds shared by every evidence tool call, and the SQL datasources."""
+
+    tool_timeout_s: PositiveFloat = 10.0
+    max_result_bytes: PositiveInt = 65_536
+    max_summary_chars: PositiveInt = 600
+    max_rows: PositiveInt = 200
+    max_series: PositiveInt = 50
+    max_log_lines: PositiveInt = 500
+    max_alerts: PositiveInt = 200
+    max_discovery_items: PositiveInt = 200
+    max_promql_chars: PositiveInt = 2_000
+    max_range_minutes: PositiveInt = 1_440
+    default_window_minutes: PositiveInt = 60
+    min_step_seconds: PositiveInt = 15
+    max_points_per_series: PositiveInt = 1_000
+    max_sql_chars: PositiveInt = 4_000
+    sql_statement_timeout_ms: PositiveInt = 5_000
+    cache_ttl_s: PositiveFloat = 30.0
+    cache_capacity: PositiveInt = 1_024
+    run_evidence_budget_bytes: PositiveInt = 1_048_576
+    # name -> SQLAlchemy-style URL of a read-only datasource, e.g.
+    # {"orders": "mysql://ro:pw@127.0.0.1/orders"}; unknown names fail closed.
+    sql_datasources: dict[str, SecretStr] = Field(default_factory=dict)
+    # signal -> PromQL template; `{service}` and `{window}` are substituted.
+    metric_templates: dict[str, str] = Field(
+        default_factory=lambda: {
+            "error_rate": (
+                'sum(rate(http_requests_total{{service="{service}",code=~"5.."}}[{window}]))'
+                ' / sum(rate(http_requests_total{{service="{service}"}}[{window}]))'
+            ),
+            "latency_p99": (
+                "histogram_quantile(0.99, sum by (le) (rate("
+                'http_request_duration_seconds_bucket{{service="{service}"}}[{window}])))'
+            ),
+            "saturation": 'max(saturation_ratio{{service="{service}"}})',
+            "cpu": 'sum(rate(process_cpu_seconds_total{{service="{service}"}}[{window}]))',
+            "memory": 'sum(process_resident_memory_bytes{{service="{service}"}})',
+            "connections": 'sum(db_connections_in_use{{service="{service}"}})',
+        }
+    )
+
+
+class ChatLimits(BaseModel):
+    """Run budgets, timeouts and pool sizes of chat and AIOps runs."""
+
+    max_workers: PositiveInt = 16
+    max_query_chars: PositiveInt = 4_000
+    max_body_bytes: PositiveInt = 65_536
+    run_deadline_s: PositiveFloat = 120.0
+    node_timeout_s: PositiveFloat = 60.0
+    max_model_calls: PositiveInt = 8
+    max_tool_calls: PositiveInt = 40
+    max_tokens: PositiveInt = 60_000
+    max_repairs: PositiveInt = 2
+    recursion_limit: PositiveInt = 60
+    max_status_events: PositiveInt = 64
+    event_queue_size: PositiveInt = 64
+    sse_send_timeout_s: PositiveFloat = 10.0
+    sse_ping_s: PositiveFloat = 15.0
+    cancel_grace_s: PositiveFloat = 5.0
+    max_trace_bytes: PositiveInt = 65_536
+    max_answer_bytes: PositiveInt = 262_144
+    max_aiops_groups: PositiveInt = 10
+
+
+class Settings(BaseSettings):
+    """Everything the service reads from `SUPERBIZ_*` environment variables."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="SUPERBIZ_", env_nested_delimiter="__", extra="ignore"
+    )
+
+    host: str = "127.0.0.1"
+    port: Annotated[int, Field(gt=0, lt=65_536)] = 8000
+    database_url: SecretStr = SecretStr(DEFAULT_DATABASE_URL)
+    redis_url: SecretStr | None = None
+    world_dir: Path | None = None
+    prometheus_url: str | None = None
+    alertmanager_url: str | None = None
+    loki_url: str | None = None
+    knowledge_dir: Path | None = None
+    api_tokens: SecretStr | None = None
+    log_level: str = "INFO"
+
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    redis: RedisSettings = Field(default_factory=RedisSettings)
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    backends: BackendSettings = Field(default_factory=BackendSettings)
+    chat: ChatLimits = Field(default_factory=ChatLimits)
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        level = value.upper()
+        if level not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
+            raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR")
+        return level
+
+    @property
+    def embedded_database(self) -> bool:
+        return self.database_url.get_secret_value().startswith("sqlite")

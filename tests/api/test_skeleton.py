@@ -1,0 +1,43 @@
+"""The app skeleton: health, readiness, and the error wrapper on every failure."""
+
+from __future__ import annotations
+
+import httpx
+
+
+async def test_healthz_answers_ok(client: httpx.AsyncClient) -> None:
+    response = await client.get("/healthz")
+    assert response.status_code == 200
+    assert response.json() == {"code": "OK", "message": "ok", "data": {"status": "ok"}}
+
+
+async def test_readyz_reports_each_dependency(client: httpx.AsyncClient) -> None:
+    response = await client.get("/readyz")
+    assert response.status_code == 200
+    checks = response.json()["data"]["checks"]
+    assert checks["database"]["status"] == "ok"
+    assert checks["session_context"] == {"status": "ok", "detail": "ok", "backend": "in-process"}
+
+
+async def test_unknown_api_route_is_a_wrapped_404(client: httpx.AsyncClient) -> None:
+    response = await client.get("/api/nothing-here")
+    assert response.status_code == 404
+    assert response.json() == {"code": "NOT_FOUND", "message": "Not found.", "data": None}
+
+
+async def test_wrong_method_is_a_wrapped_405(client: httpx.AsyncClient) -> None:
+    response = await client.post("/healthz")
+    assert response.status_code == 405
+    assert response.json()["code"] == "METHOD_NOT_ALLOWED"
+
+
+async def test_oversize_body_is_413_before_any_handler(client: httpx.AsyncClient) -> None:
+    response = await client.post("/healthz", content=b"x" * 70_000)
+    assert response.status_code == 413
+    assert response.json()["code"] == "PAYLOAD_TOO_LARGE"
+
+
+async def test_openapi_document_is_served(client: httpx.AsyncClient) -> None:
+    response = await client.get("/openapi.json")
+    assert response.status_code == 200
+    assert "/readyz" in response.json()["paths"]

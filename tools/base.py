@@ -1,0 +1,209 @@
+"""The evidence boundary: the evidence item, the raw records sources return, and one protocol per source.
+
+Sources (real backends and the fixture world) return plain records; the toolbox turns every call into
+one bounded `Evidence` item. Nothing here knows any world's service, metric or table names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+
+class EvidenceStatus(StrEnum):
+    OK = "OK"
+    EMPTY = "EMPTY"
+    ERROR = "ERROR"
+    TIMEOUT = "TIMEOUT"
+    REJECTED = "REJECTED"
+    UNAVAILABLE = "UNAVAILABLE"
+
+    @property
+    def succeeded(self) -> bool:
+        """OK and EMPTY are answers; the others mean the source could not answer."""
+        return self in (EvidenceStatus.OK, EvidenceStatus.EMPTY)
+
+
+class EvidenceSource(StrEnum):
+    ALERTS = "alerts"
+    METRICS = "metrics"
+    LOGS = "logs"
+    SQL = "sql"
+    KNOWLEDGE = "knowledge"
+    CASES = "cases"
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One tool call's bounded result; `id` is unique within a run (e.g. `metrics-3`)."""
+
+    id: str
+    source: EvidenceSource
+    tool: str
+    title: str
+    summary: str
+    data: Mapping[str, Any]
+    query: Mapping[str, Any]
+    status: EvidenceStatus
+    duration_ms: float = 0.0
+    bytes: int = 0
+    truncated: bool = False
+
+    def public(self) -> dict[str, Any]:
+        """The part safe to show a client: no raw data, no query text."""
+        return {
+            "id": self.id,
+            "source": self.source.value,
+            "tool": self.tool,
+            "title": self.title,
+            "status": self.status.value,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SourceHealth:
+    ok: bool
+    reason: str = ""
+
+
+class SourceError(Exception):
+    """Raised by a source for a failure it understood; `public` is safe to show, the rest is logged."""
+
+    def __init__(self, public: str, *, status: EvidenceStatus = EvidenceStatus.ERROR) -> None:
+        super().__init__(public)
+        self.public = public
+        self.status = status
+
+
+# --- raw records returned by sources -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    labels: Mapping[str, str]
+    annotations: Mapping[str, str]
+    starts_at: datetime | None
+    ends_at: datetime | None
+    status: str  # firing | resolved | pending
+
+
+@dataclass(frozen=True, slots=True)
+class Series:
+    metric: str
+    labels: Mapping[str, str]
+    samples: Sequence[tuple[float, float]]  # (unix seconds, value), time-ordered
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesRef:
+    metric: str
+    labels: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    ts: datetime
+    labels: Mapping[str, str]  # stream labels: service, level, ...
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class SqlResult:
+    columns: Sequence[str]
+    rows: Sequence[Sequence[Any]]
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    file: str
+    heading: str
+    text: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class PastCase:
+    case_id: str
+    query: str
+    answer: str
+    root_cause_service: str | None
+    category: str | None
+    diagnosis_id: str | None
+    score: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class TimeWindow:
+    start: datetime
+    end: datetime
+
+
+# --- one protocol per capability -------------------------------------------------------------------
+
+
+@runtime_checkable
+class AlertsSource(Protocol):
+    async def health(self) -> SourceHealth: ...
+    async def now(self) -> datetime: ...
+    async def active_alerts(self, *, limit: int) -> list[Alert]: ...
+
+
+@runtime_checkable
+class MetricsSource(Protocol):
+    async def health(self) -> SourceHealth: ...
+    async def now(self) -> datetime: ...
+    async def list_series(
+        self, *, match: str | None, window: TimeWindow, limit: int
+    ) -> list[SeriesRef]: ...
+    async def query_range(
+        self, *, promql: str, window: TimeWindow, step_s: int, max_series: int
+    ) -> list[Series]: ...
+
+
+@runtime_checkable
+class LogsSource(Protocol):
+    async def health(self) -> SourceHealth: ...
+    async def now(self) -> datetime: ...
+    async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]: ...
+    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]: ...
+
+
+@runtime_checkable
+class SqlSource(Protocol):
+    async def health(self) -> SourceHealth: ...
+    def datasources(self) -> list[str]: ...
+    async def list_tables(self, *, datasource: str, limit: int) -> list[str]: ...
+    async def query(
+        self, *, datasource: str, statement: str, max_rows: int, timeout_ms: int
+    ) -> SqlResult: ...
+
+
+@runtime_checkable
+class KnowledgeSource(Protocol):
+    async def health(self) -> SourceHealth: ...
+    async def index(self, *, limit: int) -> list[tuple[str, str]]: ...  # (file, heading)
+    async def search(self, *, query: str, limit: int) -> list[Passage]: ...
+
+
+@runtime_checkable
+class CaseSource(Protocol):
+    """Port for the case library; persistence satisfies it structurally, api wires it."""
+
+    async def similar_cases(self, *, query: str, limit: int) -> list[PastCase]: ...
+
+
+@dataclass(slots=True)
+class Sources:
+    """The backends one toolbox serves; None means that source is not configured (UNAVAILABLE)."""
+
+    alerts: AlertsSource | None = None
+    metrics: MetricsSource | None = None
+    logs: LogsSource | None = None
+    sql: SqlSource | None = None
+    knowledge: KnowledgeSource | None = None
+    cases: CaseSource | None = None
+    extra: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,100 @@
+"""Digest facts: checkable statements derived from evidence, each naming the evidence ids it came from.
+
+Both analysts reason over a `Digest`, never over raw tool output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class MetricAnomaly:
+    evidence_id: str
+    metric: str
+    labels: dict[str, str]
+    service: str | None
+    baseline: float  # typical value before the change
+    recent: float  # typical value in the recent window
+    peak: float
+    change_at: str | None  # ISO-8601 UTC of the first sample of the change
+    direction: str  # "up" | "down"
+    ratio: float  # recent / baseline (inf-safe: large number when baseline is ~0)
+    score: float  # robust deviation, larger is more anomalous
+
+
+@dataclass(frozen=True, slots=True)
+class LogPattern:
+    evidence_id: str
+    service: str | None
+    level: str | None
+    template: str
+    count: int
+    first_seen: str
+    last_seen: str
+    example: str
+
+
+@dataclass(frozen=True, slots=True)
+class AlertGroup:
+    evidence_id: str
+    alertname: str
+    service: str | None
+    severity: str | None
+    status: str
+    count: int
+    instances: list[str]
+    first_started: str | None
+    summary: str
+
+
+@dataclass(frozen=True, slots=True)
+class SqlSummary:
+    evidence_id: str
+    datasource: str
+    statement: str
+    row_count: int
+    columns: list[str]
+    highlights: list[str]  # short "column=value" facts worth citing
+
+
+@dataclass(frozen=True, slots=True)
+class RunbookPassage:
+    evidence_id: str
+    file: str
+    heading: str
+    excerpt: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class CaseClue:
+    """A similar past case: a clue, never sufficient evidence alone."""
+
+    evidence_id: str
+    case_id: str
+    query: str
+    root_cause_service: str | None
+    category: str | None
+    excerpt: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class SourceGap:
+    evidence_id: str
+    source: str
+    tool: str
+    status: str
+    reason: str
+
+
+@dataclass(slots=True)
+class Digest:
+    anomalies: list[MetricAnomaly] = field(default_factory=list)
+    log_patterns: list[LogPattern] = field(default_factory=list)
+    alert_groups: list[AlertGroup] = field(default_factory=list)
+    sql: list[SqlSummary] = field(default_factory=list)
+    runbooks: list[RunbookPassage] = field(default_factory=list)
+    cases: list[CaseClue] = field(default_factory=list)
+    gaps: list[SourceGap] = field(default_factory=list)
