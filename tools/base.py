@@ -1,7 +1,7 @@
-"""The evidence boundary: the evidence item, the raw records sources return, and one protocol per source.
+"""The evidence boundary: the evidence item, raw source records, and one protocol per source.
 
-Sources (real backends and the fixture world) return plain records; the toolbox turns every call into
-one bounded `Evidence` item. Nothing here knows any world's service, metric or table names.
+Sources (real backends and the fixture world) return plain records; the toolbox turns every call
+into one bounded `Evidence` item. Nothing here knows any world's service, metric or table names.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class SourceHealth:
 
 
 class SourceError(Exception):
-    """Raised by a source for a failure it understood; `public` is safe to show, the rest is logged."""
+    """A failure the source understood; `public` is safe to show, the rest is only logged."""
 
     def __init__(self, public: str, *, status: EvidenceStatus = EvidenceStatus.ERROR) -> None:
         super().__init__(public)
@@ -78,7 +78,7 @@ class SourceError(Exception):
         self.status = status
 
 
-# --- raw records returned by sources -------------------------------------------------------------
+# --- raw records returned by sources -----------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +142,7 @@ class TimeWindow:
     end: datetime
 
 
-# --- one protocol per capability -------------------------------------------------------------------
+# --- one protocol per capability ---------------------------------------------------------------
 
 
 @runtime_checkable
@@ -198,7 +198,7 @@ class CaseSource(Protocol):
 
 @dataclass(slots=True)
 class Sources:
-    """The backends one toolbox serves; None means that source is not configured (UNAVAILABLE)."""
+    """The backends one toolbox serves; None means that source is not configured."""
 
     alerts: AlertsSource | None = None
     metrics: MetricsSource | None = None

@@ -1,4 +1,4 @@
-"""Digest facts: checkable statements derived from evidence, each naming the evidence ids it came from.
+"""Digest facts: checkable statements derived from evidence, each naming its evidence ids.
 
 Both analysts reason over a `Digest`, never over raw tool output.
 """

@@ -1,0 +1,89 @@
+"""Log patterns: drain3 templates with masked values, levels, counts, first/last seen, ranking."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from tools.base import Evidence, EvidenceSource, EvidenceStatus
+from tools.digest import DigestLimits, build_digest
+
+NOW = datetime(2031, 1, 5, 8, 0, tzinfo=UTC)
+
+
+def _logs(lines: list[dict[str, Any]], evidence_id: str = "logs-1") -> Evidence:
+    return Evidence(
+        evidence_id,
+        EvidenceSource.LOGS,
+        "query_logs",
+        "t",
+        "s",
+        {"lines": lines},
+        {},
+        EvidenceStatus.OK,
+    )
+
+
+def _line(minutes_before: float, message: str, **labels: str) -> dict[str, Any]:
+    ts = (NOW - timedelta(minutes=minutes_before)).isoformat().replace("+00:00", "Z")
+    return {"ts": ts, "labels": labels, "message": message}
+
+
+def test_variable_parts_collapse_into_one_pattern_with_counts_and_times() -> None:
+    lines = [
+        _line(
+            30 - i,
+            f"lease {i:04x}deadbeef expired for shard-{100 + i} after {200 + i}ms from "
+            f"10.1.2.{i}:7000",
+            app="router",
+            severity="ERROR",
+        )
+        for i in range(12)
+    ]
+    [pattern] = build_digest([_logs(lines)], now=NOW).log_patterns
+    assert pattern.evidence_id == "logs-1"
+    assert pattern.service == "router" and pattern.level == "error"
+    assert pattern.count == 12
+    assert pattern.first_seen == "2031-01-05T07:30:00Z"
+    assert pattern.last_seen == "2031-01-05T07:41:00Z"
+    assert "<DURATION>" in pattern.template and "<IP>" in pattern.template
+    assert pattern.example.startswith("lease 000bdeadbeef expired for shard-111")
+
+
+def test_errors_rank_before_more_frequent_info_and_levels_come_from_text_too() -> None:
+    lines = [_line(50 - i, f"heartbeat ok seq={i}", service="db") for i in range(40)]
+    lines += [_line(10 - i, f"WARN replica lag {i}s on standby", service="db") for i in range(3)]
+    lines += [
+        _line(
+            5,
+            "FATAL could not write block 77 of relation base/1/2: No space left on device",
+            service="db",
+        )
+    ]
+    patterns = build_digest([_logs(lines)], now=NOW).log_patterns
+    assert [p.level for p in patterns] == ["error", "warn", None]
+    assert patterns[0].count == 1 and patterns[2].count == 40
+
+
+def test_same_template_from_two_services_is_two_patterns() -> None:
+    lines = [_line(i, f"request {i} timed out", service=s) for s in ("a", "b") for i in range(3)]
+    patterns = build_digest([_logs(lines)], now=NOW).log_patterns
+    assert sorted((p.service, p.count) for p in patterns) == [("a", 3), ("b", 3)]
+
+
+def test_patterns_are_bounded_and_future_or_blank_lines_ignored() -> None:
+    # Different token counts are different templates for drain.
+    lines = [_line(1, " ".join(["event"] * (i + 1)), service="x") for i in range(26)]
+    lines += [_line(-5, "from the future", service="x"), _line(1, "   ", service="x")]
+    lines += [{"ts": "not a time", "labels": {}, "message": "bad ts"}, "not a mapping"]  # type: ignore[list-item]
+    digest = build_digest([_logs(lines)], now=NOW, limits=DigestLimits(max_log_patterns=4))
+    assert len(digest.log_patterns) == 4
+    assert all(
+        "future" not in p.template and "bad ts" not in p.template for p in digest.log_patterns
+    )
+
+
+def test_overlapping_queries_keep_one_pattern() -> None:
+    lines = [_line(i, f"job {i} failed", service="w", level="error") for i in range(5)]
+    digest = build_digest([_logs(lines), _logs(lines[:3], "logs-2")], now=NOW)
+    assert [(p.evidence_id, p.count) for p in digest.log_patterns] == [("logs-1", 5)]

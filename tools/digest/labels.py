@@ -1,0 +1,80 @@
+"""Which service a label set belongs to, and how instants are written in facts.
+
+Services come from generic label keys in a fixed priority order; nothing here knows a world's names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+# Most specific first: an explicit service label beats an app label, which beats the scrape job
+# (often a generic name such as "kubernetes-pods") and the container or workload names.
+SERVICE_LABEL_KEYS: tuple[str, ...] = (
+    "service",
+    "service_name",
+    "app",
+    "app_kubernetes_io_name",
+    "application",
+    "component",
+    "job",
+    "container",
+    "deployment",
+    "statefulset",
+    "daemonset",
+    "k8s_app",
+)
+
+# Where an instance-like identity lives, for alert instance lists.
+INSTANCE_LABEL_KEYS: tuple[str, ...] = ("instance", "pod", "host", "hostname", "node", "container")
+
+
+def service_of(labels: Mapping[str, str]) -> str | None:
+    """The first non-blank value among the service label keys, or None."""
+    for key in SERVICE_LABEL_KEYS:
+        value = labels.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def instance_of(labels: Mapping[str, str]) -> str | None:
+    """The first non-blank value among the instance label keys, or None."""
+    for key in INSTANCE_LABEL_KEYS:
+        value = labels.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def iso_utc(moment: datetime) -> str:
+    """ISO-8601 UTC with a trailing Z, second precision (the spelling every fact uses)."""
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def iso_from_unix(seconds: float) -> str:
+    """ISO-8601 UTC for a unix timestamp in seconds."""
+    return iso_utc(datetime.fromtimestamp(seconds, tz=UTC))
+
+
+def parse_instant(value: object) -> datetime | None:
+    """An aware UTC datetime from an ISO string or unix seconds; None when unreadable."""
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.fromtimestamp(float(value), tz=UTC)
+    if isinstance(value, str) and value.strip():
+        try:
+            parsed = datetime.fromisoformat(value.strip())
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None
+
+
+def clip(text: str, limit: int) -> str:
+    """Text cut to `limit` characters with an ellipsis when it was longer; whitespace collapsed."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"

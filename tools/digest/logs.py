@@ -1,0 +1,144 @@
+"""Log patterns: drain3 templates over one evidence item's lines, with counts and first/last seen.
+
+Variable parts (ids, numbers, hex, addresses, durations) are masked before mining so that one
+kind of message is one pattern whatever its values. Errors rank first, then warnings, then by count.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from drain3.masking import MaskingInstruction
+from drain3.template_miner import TemplateMiner
+from drain3.template_miner_config import TemplateMinerConfig
+
+from tools.digest.labels import clip, iso_utc, parse_instant, service_of
+from tools.digest.limits import DigestLimits
+from tools.facts import LogPattern
+
+# Order matters: the most specific shapes are masked first so that a UUID is not read as numbers.
+_MASKS: tuple[tuple[str, str], ...] = (
+    (r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", "UUID"),
+    (r"\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?\b", "IP"),
+    (r"\b0x[0-9a-fA-F]+\b", "HEX"),
+    (r"\b(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,}\b", "HEX"),
+    (r"\bv?\d+\.\d+\.\d+(?:[-+.][0-9A-Za-z.]+)?\b", "VERSION"),
+    (r"\b\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h)\b", "DURATION"),
+    # ids such as ord-48213 or tx_9f3k2: a word, a separator, then 3+ characters with a digit.
+    (r"\b[A-Za-z]+[-_](?=[A-Za-z0-9]*\d)[A-Za-z0-9]{3,}\b", "ID"),
+    # Numbers glued to a word (HikariPool-1, http2) are part of a name, not a value.
+    (r"(?<![\w-])[-+]?\d+(?:\.\d+)?%?", "NUM"),
+)
+
+_LEVEL_KEYS = ("level", "severity", "lvl", "log_level", "detected_level")
+_LEVEL_ALIASES: Mapping[str, str] = {
+    "fatal": "error", "critical": "error", "crit": "error", "panic": "error", "emerg": "error",
+    "alert": "error", "err": "error", "error": "error", "severe": "error",
+    "warn": "warn", "warning": "warn",
+    "info": "info", "notice": "info", "information": "info",
+    "debug": "debug", "trace": "debug",
+}  # fmt: skip
+_LEVEL_IN_TEXT = re.compile(
+    r"\b(FATAL|CRITICAL|PANIC|ERROR|ERR|SEVERE|WARNING|WARN|INFO|DEBUG|TRACE)\b"
+)
+_LEVEL_RANK: Mapping[str | None, int] = {"error": 0, "warn": 1}
+
+
+@dataclass(slots=True)
+class _Cluster:
+    service: str | None
+    level: str | None
+    count: int = 0
+    first: datetime | None = None
+    last: datetime | None = None
+    example: str = ""
+    levels: dict[str, int] = field(default_factory=dict)
+
+
+def patterns_from(
+    evidence_id: str, data: Mapping[str, Any], *, now: datetime, limits: DigestLimits
+) -> list[LogPattern]:
+    """The top log patterns of one evidence item's lines, per service and level."""
+    miner = TemplateMiner(config=_miner_config())
+    clusters: dict[tuple[int, str | None], _Cluster] = {}
+    for raw in data.get("lines") or []:
+        if not isinstance(raw, Mapping):
+            continue
+        message = str(raw.get("message") or raw.get("line") or "").strip()
+        ts = parse_instant(raw.get("ts"))
+        if not message or ts is None or ts > now:
+            continue
+        labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
+        service = service_of(labels)
+        level = _level_of(labels, message)
+        cluster_id = int(miner.add_log_message(message)["cluster_id"])
+        entry = clusters.setdefault((cluster_id, service), _Cluster(service=service, level=level))
+        _record(entry, ts, message, level)
+    templates = {c.cluster_id: c.get_template() for c in miner.drain.clusters}
+    found = [
+        LogPattern(
+            evidence_id=evidence_id,
+            service=entry.service,
+            level=_dominant_level(entry),
+            template=clip(templates.get(cluster_id, entry.example), limits.example_chars),
+            count=entry.count,
+            first_seen=iso_utc(entry.first or now),
+            last_seen=iso_utc(entry.last or now),
+            example=clip(entry.example, limits.example_chars),
+        )
+        for (cluster_id, _), entry in clusters.items()
+    ]
+    return rank_patterns(found, limits.max_patterns_per_evidence)
+
+
+def rank_patterns(patterns: Sequence[LogPattern], limit: int) -> list[LogPattern]:
+    """Errors, then warnings, then the rest; each by count, then by who appeared first."""
+    ordered = sorted(
+        patterns,
+        key=lambda p: (_LEVEL_RANK.get(p.level, 2), -p.count, p.first_seen, p.template),
+    )
+    return ordered[:limit]
+
+
+def _record(entry: _Cluster, ts: datetime, message: str, level: str | None) -> None:
+    entry.count += 1
+    if level:
+        entry.levels[level] = entry.levels.get(level, 0) + 1
+    if entry.first is None or ts < entry.first:
+        entry.first = ts
+    if entry.last is None or ts >= entry.last:
+        entry.last = ts
+        entry.example = message  # the latest occurrence reads best in an incident
+
+
+def _dominant_level(entry: _Cluster) -> str | None:
+    """The most severe level with a fair share of the pattern (one stray ERROR is not it)."""
+    if not entry.levels:
+        return entry.level
+    for level in sorted(entry.levels, key=lambda lv: _LEVEL_RANK.get(lv, 2)):
+        if entry.levels[level] * 5 >= entry.count:
+            return level
+    return max(entry.levels, key=lambda lv: entry.levels[lv])
+
+
+def _level_of(labels: Mapping[str, str], message: str) -> str | None:
+    for key in _LEVEL_KEYS:
+        value = labels.get(key)
+        if value:
+            return _LEVEL_ALIASES.get(value.strip().lower(), value.strip().lower())
+    match = _LEVEL_IN_TEXT.search(message[:120])
+    return _LEVEL_ALIASES.get(match.group(1).lower()) if match else None
+
+
+def _miner_config() -> TemplateMinerConfig:
+    config = TemplateMinerConfig()
+    config.masking_instructions = [MaskingInstruction(rx, name) for rx, name in _MASKS]
+    config.drain_sim_th = 0.5
+    config.drain_depth = 5
+    config.drain_max_clusters = 512  # bounded memory on any input size
+    config.profiling_enabled = False
+    return config

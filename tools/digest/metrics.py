@@ -1,0 +1,263 @@
+"""Metric anomalies: a robust baseline-versus-recent shift per series, with when it began.
+
+For every split point the series is cut into a baseline (before) and a recent segment (after, to the
+end). The split where the medians differ most, measured in baseline MADs, is the candidate change.
+It is kept only if it also stands out against the baseline's own trend (so a daily ramp is not an
+incident), persists to the end of the series, and changes the level by a meaningful share. Nothing
+assumes what a metric means: direction, size and timing are all the digest says.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from tools.digest.labels import iso_from_unix, service_of
+from tools.digest.limits import DigestLimits
+from tools.facts import MetricAnomaly
+
+_MAD_TO_SIGMA = 1.4826
+_MEAN_AD_TO_SIGMA = 1.2533
+# A baseline that is perfectly flat has MAD 0; these floors keep the z-score finite and
+# scale-aware (1% of the level, or 0.1% of the largest magnitude the series reached).
+_RELATIVE_FLOOR = 0.01
+_MAGNITUDE_FLOOR = 0.001
+_TINY = 1e-12
+# Deviation (in baseline MADs) that counts a single sample as part of the change.
+_SAMPLE_DEVIATION = 3.0
+_RATIO_WHEN_BASELINE_ZERO = 1e6
+# Below this share of the shift happening at once, a change is gradual (a ramp, a leak, a curve).
+_ABRUPT = 0.5
+
+Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class _Shift:
+    split: int
+    baseline: float
+    scale: float
+    level_score: float
+
+
+def anomalies_from(
+    evidence_id: str, data: Mapping[str, Any], *, now: datetime, limits: DigestLimits
+) -> list[MetricAnomaly]:
+    """Every significant shift in the range-query series of one evidence item."""
+    found: list[MetricAnomaly] = []
+    for raw in data.get("series") or []:
+        if not isinstance(raw, Mapping) or "samples" not in raw:
+            continue  # discovery results carry no samples
+        labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
+        times, values = _samples(raw.get("samples") or [], now=now)
+        anomaly = _series_anomaly(times, values, limits=limits)
+        if anomaly is None:
+            continue
+        found.append(
+            MetricAnomaly(
+                evidence_id=evidence_id,
+                metric=str(raw.get("metric") or labels.get("__name__") or ""),
+                labels=labels,
+                service=service_of(labels),
+                **anomaly,
+            )
+        )
+    return found
+
+
+def rank_anomalies(
+    anomalies: Sequence[MetricAnomaly], *, limit: int, per_metric_service: int
+) -> list[MetricAnomaly]:
+    """Highest score first; ties go to the earlier change (more likely a cause than an effect)."""
+    ordered = sorted(
+        anomalies,
+        key=lambda a: (-a.score, a.change_at or "~", a.metric, sorted(a.labels.items())),
+    )
+    kept: list[MetricAnomaly] = []
+    per_key: dict[tuple[str, str | None], int] = {}
+    for anomaly in ordered:
+        key = (anomaly.metric, anomaly.service)
+        if per_key.get(key, 0) < per_metric_service:
+            per_key[key] = per_key.get(key, 0) + 1
+            kept.append(anomaly)
+    return kept[:limit]
+
+
+def _samples(raw: Sequence[Any], *, now: datetime) -> tuple[Floats, Floats]:
+    """Finite (time, value) pairs up to `now`, time-ordered; unreadable pairs are dropped."""
+    cutoff = now.timestamp()
+    pairs: list[tuple[float, float]] = []
+    for sample in raw:
+        try:
+            ts, value = float(sample[0]), float(sample[1])
+        except (TypeError, ValueError, IndexError):
+            continue
+        if math.isfinite(ts) and math.isfinite(value) and ts <= cutoff:
+            pairs.append((ts, value))
+    pairs.sort()
+    times = np.array([p[0] for p in pairs], dtype=np.float64)
+    values = np.array([p[1] for p in pairs], dtype=np.float64)
+    return times, values
+
+
+def _series_anomaly(
+    times: Floats, values: Floats, *, limits: DigestLimits
+) -> dict[str, Any] | None:
+    n = len(values)
+    if n < limits.min_samples:
+        return None
+    floor = _MAGNITUDE_FLOOR * float(np.max(np.abs(values)))
+    shift = _best_shift(values, limits=limits, floor=floor)
+    if shift is None or shift.level_score < limits.min_score:
+        return None
+    shift = _anchored(values, shift, limits=limits, floor=floor)
+    after = values[shift.split :]
+    recent = float(np.median(after))
+    delta = recent - shift.baseline
+    trend = _baseline_trend(times, values, shift, floor=floor)
+    trend_score = float(np.median(trend.residuals(times[shift.split :], after))) / trend.scale
+    if trend_score * math.copysign(1.0, delta) < limits.min_score:
+        return None  # explained by the baseline's own trend (a daily ramp), or opposite to it
+    if abs(delta) < limits.min_relative_change * max(abs(shift.baseline), shift.scale):
+        return None
+    direction = "up" if delta > 0 else "down"
+    start = _change_start(times, values, shift.split, trend, direction)
+    score = min(shift.level_score, abs(trend_score), limits.max_score)
+    if score < limits.min_score:
+        return None
+    if _abruptness(values, start, delta) < _ABRUPT and score < limits.min_gradual_score:
+        return None  # a slow drift of modest size: as likely a daily curve as an incident
+    return {
+        "baseline": _round(shift.baseline),
+        "recent": _round(recent),
+        "peak": _round(float(np.max(after) if direction == "up" else np.min(after))),
+        "change_at": iso_from_unix(float(times[start])),
+        "direction": direction,
+        "ratio": _round(_ratio(recent, shift.baseline)),
+        "score": round(score, 2),
+    }
+
+
+def _best_shift(values: Floats, *, limits: DigestLimits, floor: float) -> _Shift | None:
+    """The split whose recent median sits furthest (in baseline MADs) from the baseline median."""
+    n = len(values)
+    first = max(math.ceil(limits.min_baseline_share * n), 6)
+    last = n - max(math.ceil(limits.min_recent_share * n), 3)
+    if first > last:
+        return None
+    stride = max(1, n // 120)
+    best = _scan(values, range(first, last + 1, stride), floor)
+    if best is None:
+        return None
+    # Refine around the coarse winner at full resolution.
+    lo, hi = max(first, best.split - stride), min(last, best.split + stride)
+    return _scan(values, range(lo, hi + 1), floor)
+
+
+def _anchored(values: Floats, shift: _Shift, *, limits: DigestLimits, floor: float) -> _Shift:
+    """Move the split back to where the samples first left the baseline level.
+
+    On a ramp (a leak, a growing backlog) the largest median gap is at the end of the series; the
+    baseline must end where the ramp begins, or it swallows part of the incident.
+    """
+    sign = 1.0 if float(np.median(values[shift.split :])) >= shift.baseline else -1.0
+    start = shift.split
+    while start > 0 and sign * (float(values[start - 1]) - shift.baseline) > (
+        _SAMPLE_DEVIATION * shift.scale
+    ):
+        start -= 1
+    first = max(math.ceil(limits.min_baseline_share * len(values)), 6)
+    if start == shift.split or start < first:
+        return shift
+    return _scan(values, range(start, start + 1), floor) or shift
+
+
+def _scan(values: Floats, splits: range, floor: float) -> _Shift | None:
+    best: _Shift | None = None
+    for split in splits:
+        before = values[:split]
+        baseline = float(np.median(before))
+        scale = _robust_scale(before, baseline, floor)
+        score = abs(float(np.median(values[split:])) - baseline) / scale
+        if best is None or score > best.level_score:
+            best = _Shift(split=split, baseline=baseline, scale=scale, level_score=score)
+    return best
+
+
+def _robust_scale(segment: Floats, center: float, floor: float) -> float:
+    deviations = np.abs(segment - center)
+    spread = float(np.median(deviations)) * _MAD_TO_SIGMA
+    if spread == 0.0:
+        # Quantised series (counts, pool sizes) often have MAD 0 while still varying a little;
+        # the mean absolute deviation keeps one step of such a series from reading as many MADs.
+        spread = float(np.mean(deviations)) * _MEAN_AD_TO_SIGMA
+    return max(spread, _RELATIVE_FLOOR * abs(center), floor, _TINY)
+
+
+@dataclass(frozen=True, slots=True)
+class _Trend:
+    slope: float
+    intercept: float
+    scale: float
+
+    def residuals(self, times: Floats, values: Floats) -> Floats:
+        return values - (self.intercept + self.slope * times)
+
+
+def _baseline_trend(times: Floats, values: Floats, shift: _Shift, *, floor: float) -> _Trend:
+    """A robust linear trend of the baseline's later half: median of pairwise slopes across it.
+
+    The later half only, because a daily curve is closer to linear over a shorter stretch and the
+    extrapolation into the recent window is then shorter too.
+    """
+    first = shift.split // 2
+    t_before, before = times[first : shift.split], values[first : shift.split]
+    half = len(before) // 2
+    dt = t_before[half : 2 * half] - t_before[:half]
+    slope = float(np.median((before[half : 2 * half] - before[:half]) / np.maximum(dt, _TINY)))
+    intercept = float(np.median(before - slope * t_before))
+    residuals = before - (intercept + slope * t_before)
+    scale = _robust_scale(residuals, float(np.median(residuals)), floor)
+    # Never trust the trend fit more than half the level spread: extrapolation adds error.
+    return _Trend(slope=slope, intercept=intercept, scale=max(scale, shift.scale * 0.5))
+
+
+def _change_start(times: Floats, values: Floats, split: int, trend: _Trend, direction: str) -> int:
+    """The first sample of the run of samples that leave the baseline trend around the split."""
+    sign = 1.0 if direction == "up" else -1.0
+    deviation = sign * trend.residuals(times, values) / trend.scale
+    start = split
+    while start > 0 and deviation[start - 1] > _SAMPLE_DEVIATION:
+        start -= 1
+    while start < len(values) - 1 and deviation[start] <= _SAMPLE_DEVIATION:
+        start += 1
+    return start
+
+
+def _abruptness(values: Floats, start: int, delta: float) -> float:
+    """How much of the whole shift happens within a few samples of its start (1.0: a clean step)."""
+    width = max(3, min(10, len(values) // 36))
+    before = values[max(0, start - width) : start]
+    after = values[start : start + width]
+    if not len(before) or not len(after):
+        return 1.0
+    return abs(float(np.median(after)) - float(np.median(before))) / max(abs(delta), _TINY)
+
+
+def _ratio(recent: float, baseline: float) -> float:
+    if abs(baseline) > _TINY:
+        return recent / baseline
+    if recent == 0:
+        return 0.0
+    return math.copysign(_RATIO_WHEN_BASELINE_ZERO, recent)
+
+
+def _round(value: float) -> float:
+    """Four significant digits: enough to check, short enough to read."""
+    return float(f"{value:.4g}")

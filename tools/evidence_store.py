@@ -1,0 +1,156 @@
+"""Where evidence lives: the per-run store that assigns ids under a byte budget, and the
+process-wide cache that lets identical calls from concurrent runs share one backend call.
+
+The cache holds `ToolOutcome`s (an evidence item without its id): ids are per run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.base import Evidence, EvidenceSource, EvidenceStatus
+
+BUDGET_EXHAUSTED = "Evidence budget of this run is exhausted; the result was not kept."
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutcome:
+    """A bounded tool result before it is filed in a run (no id yet)."""
+
+    source: EvidenceSource
+    tool: str
+    title: str
+    summary: str
+    data: Mapping[str, Any]
+    query: Mapping[str, Any]
+    status: EvidenceStatus
+    duration_ms: float = 0.0
+    bytes: int = 0
+    truncated: bool = False
+
+
+@dataclass(slots=True)
+class RunEvidence:
+    """Evidence of one run: ids `<source>-<n>`, and a byte budget over the data kept."""
+
+    budget_bytes: int
+    _items: dict[str, Evidence] = field(default_factory=dict)
+    _counters: dict[EvidenceSource, int] = field(default_factory=dict)
+    _total_bytes: int = 0
+
+    @property
+    def total_bytes(self) -> int:
+        return self._total_bytes
+
+    def record(self, outcome: ToolOutcome) -> Evidence:
+        """File an outcome under a new id; past the budget it is kept as REJECTED with no data."""
+        number = self._counters.get(outcome.source, 0) + 1
+        self._counters[outcome.source] = number
+        evidence_id = f"{outcome.source.value}-{number}"
+        if self._total_bytes + outcome.bytes > self.budget_bytes:
+            evidence = Evidence(
+                id=evidence_id,
+                source=outcome.source,
+                tool=outcome.tool,
+                title=outcome.title,
+                summary=BUDGET_EXHAUSTED,
+                data={},
+                query=outcome.query,
+                status=EvidenceStatus.REJECTED,
+                duration_ms=outcome.duration_ms,
+                bytes=0,
+                truncated=True,
+            )
+        else:
+            self._total_bytes += outcome.bytes
+            evidence = Evidence(id=evidence_id, **_outcome_fields(outcome))
+        self._items[evidence_id] = evidence
+        return evidence
+
+    def get(self, evidence_id: str) -> Evidence | None:
+        return self._items.get(evidence_id)
+
+    def all(self) -> list[Evidence]:
+        """Every item in the order it was recorded."""
+        return list(self._items.values())
+
+
+def _outcome_fields(outcome: ToolOutcome) -> dict[str, Any]:
+    return {
+        "source": outcome.source,
+        "tool": outcome.tool,
+        "title": outcome.title,
+        "summary": outcome.summary,
+        "data": outcome.data,
+        "query": outcome.query,
+        "status": outcome.status,
+        "duration_ms": outcome.duration_ms,
+        "bytes": outcome.bytes,
+        "truncated": outcome.truncated,
+    }
+
+
+class EvidenceCache:
+    """TTL + capacity LRU of outcomes, with single-flight: concurrent identical keys share one call.
+
+    Only answers (OK / EMPTY) are kept; failures are retried by the next caller.
+    """
+
+    def __init__(
+        self,
+        *,
+        ttl_s: float,
+        capacity: int,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._ttl_s = ttl_s
+        self._capacity = capacity
+        self._clock = clock
+        self._entries: OrderedDict[str, tuple[float, ToolOutcome]] = OrderedDict()
+        self._in_flight: dict[str, asyncio.Task[ToolOutcome]] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    async def get_or_compute(
+        self, key: str, compute: Callable[[], Awaitable[ToolOutcome]]
+    ) -> ToolOutcome:
+        """Return the cached outcome for `key`, join a call in flight, or start one."""
+        cached = self._lookup(key)
+        if cached is not None:
+            return cached
+        task = self._in_flight.get(key)
+        if task is None:
+            task = asyncio.ensure_future(compute())
+            self._in_flight[key] = task
+            task.add_done_callback(lambda done: self._settle(key, done))
+        # Shielded: one cancelled run must not cancel the call other runs are waiting on.
+        return await asyncio.shield(task)
+
+    def _lookup(self, key: str) -> ToolOutcome | None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        expires_at, outcome = entry
+        if self._clock() >= expires_at:
+            del self._entries[key]
+            return None
+        self._entries.move_to_end(key)
+        return outcome
+
+    def _settle(self, key: str, task: asyncio.Task[ToolOutcome]) -> None:
+        self._in_flight.pop(key, None)
+        if task.cancelled() or task.exception() is not None:
+            return
+        outcome = task.result()
+        if not outcome.status.succeeded:
+            return
+        self._entries[key] = (self._clock() + self._ttl_s, outcome)
+        self._entries.move_to_end(key)
+        while len(self._entries) > self._capacity:
+            self._entries.popitem(last=False)

@@ -1,0 +1,60 @@
+"""The bounds every evidence tool call obeys, as plain values (tools never import api settings).
+
+The composition root maps the settings block onto it:
+`ToolLimits.from_mapping(settings.backends.model_dump(exclude={"sql_datasources"}))`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+def _default_metric_templates() -> dict[str, str]:
+    return {
+        "error_rate": (
+            'sum(rate(http_requests_total{{service="{service}",code=~"5.."}}[{window}]))'
+            ' / sum(rate(http_requests_total{{service="{service}"}}[{window}]))'
+        ),
+        "latency_p99": (
+            "histogram_quantile(0.99, sum by (le) (rate("
+            'http_request_duration_seconds_bucket{{service="{service}"}}[{window}])))'
+        ),
+        "saturation": 'max(saturation_ratio{{service="{service}"}})',
+        "cpu": 'sum(rate(process_cpu_seconds_total{{service="{service}"}}[{window}]))',
+        "memory": 'sum(process_resident_memory_bytes{{service="{service}"}})',
+        "connections": 'sum(db_connections_in_use{{service="{service}"}})',
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class ToolLimits:
+    """Mirror of `api.settings.BackendSettings` without the datasource secrets; same defaults."""
+
+    tool_timeout_s: float = 10.0
+    max_result_bytes: int = 65_536
+    max_summary_chars: int = 600
+    max_rows: int = 200
+    max_series: int = 50
+    max_log_lines: int = 500
+    max_alerts: int = 200
+    max_discovery_items: int = 200
+    max_promql_chars: int = 2_000
+    max_range_minutes: int = 1_440
+    default_window_minutes: int = 60
+    min_step_seconds: int = 15
+    max_points_per_series: int = 1_000
+    max_sql_chars: int = 4_000
+    sql_statement_timeout_ms: int = 5_000
+    cache_ttl_s: float = 30.0
+    cache_capacity: int = 1_024
+    run_evidence_budget_bytes: int = 1_048_576
+    # signal -> PromQL template; `{service}` and `{window}` (a range such as `5m`) are filled in.
+    metric_templates: Mapping[str, str] = field(default_factory=_default_metric_templates)
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any]) -> ToolLimits:
+        """Build from a settings dump, ignoring keys that are not limits (e.g. datasource URLs)."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{key: value for key, value in values.items() if key in known})

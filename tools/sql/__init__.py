@@ -1,0 +1,1 @@
+"""Read-only SQL evidence: the statement guard, real datasources and the world fixture."""

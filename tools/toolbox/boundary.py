@@ -1,0 +1,215 @@
+"""The one tool boundary: validate, bound, cache and record every evidence call; never raise."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from langchain_core.tools import StructuredTool
+from pydantic import BaseModel, ValidationError
+
+from tools.base import (
+    Evidence,
+    EvidenceSource,
+    EvidenceStatus,
+    SourceError,
+    SourceHealth,
+    Sources,
+)
+from tools.evidence_store import EvidenceCache, RunEvidence, ToolOutcome
+from tools.limits import ToolLimits
+from tools.toolbox.bounds import bound_data, clip_text, json_size
+from tools.toolbox.catalog import TOOLS, TOOLS_BY_NAME
+from tools.toolbox.spec import Answer, ToolContext, ToolSpec
+from tools.toolbox.structured import langchain_tools
+
+logger = logging.getLogger(__name__)
+
+_FAILED = "The source failed to answer; details are in the service log."
+_TIMED_OUT = "The source did not answer within {seconds:g} s."
+_NOT_CONFIGURED = "The {source} source is not configured."
+# An unknown tool has no source of its own; it is filed under knowledge so the run still shows it.
+_UNKNOWN_TOOL_SOURCE = EvidenceSource.KNOWLEDGE
+_CLOCK_SOURCES = ("metrics", "alerts", "logs")
+
+
+class Toolbox:
+    """Every evidence tool, bounded by `limits`, answered from `sources`, shared through `cache`."""
+
+    def __init__(self, sources: Sources, limits: ToolLimits, cache: EvidenceCache) -> None:
+        self.sources = sources
+        self.limits = limits
+        self._cache = cache
+        # Keys are namespaced per toolbox so two toolboxes (two worlds) never share answers.
+        self._namespace = uuid.uuid4().hex
+
+    def tool_names(self) -> list[str]:
+        return [spec.name for spec in TOOLS]
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        return TOOLS
+
+    def langchain_tools(self, run: RunEvidence) -> list[StructuredTool]:
+        """The same tools as LangChain structured tools filing their evidence in `run`."""
+        return langchain_tools(self, run)
+
+    def datasources(self) -> list[str]:
+        """Names of the SQL datasources (empty when SQL is not configured)."""
+        return [] if self.sources.sql is None else list(self.sources.sql.datasources())
+
+    async def now(self) -> datetime:
+        """The telemetry clock (a world's frozen time, or the backend's); wall clock UTC if none."""
+        for name in _CLOCK_SOURCES:
+            source = getattr(self.sources, name)
+            if source is None:
+                continue
+            try:
+                async with asyncio.timeout(self.limits.tool_timeout_s):
+                    moment: datetime = await source.now()
+            except Exception:
+                # Outer edge of the clock: any failure falls through to the next clock.
+                logger.warning(
+                    "clock of the %s source failed; trying the next", name, exc_info=True
+                )
+                continue
+            return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+        return datetime.now(UTC)
+
+    async def health(self) -> dict[str, SourceHealth]:
+        """Health of every source by name; a missing source reports not configured."""
+        names = ("alerts", "metrics", "logs", "sql", "knowledge")
+        checks = await asyncio.gather(*(self._health_of(name) for name in names))
+        report = dict(zip(names, checks, strict=True))
+        report["cases"] = SourceHealth(
+            ok=self.sources.cases is not None,
+            reason="" if self.sources.cases is not None else "not configured",
+        )
+        return report
+
+    async def _health_of(self, name: str) -> SourceHealth:
+        source = getattr(self.sources, name)
+        if source is None:
+            return SourceHealth(ok=False, reason="not configured")
+        try:
+            async with asyncio.timeout(self.limits.tool_timeout_s):
+                health: SourceHealth = await source.health()
+                return health
+        except TimeoutError:
+            return SourceHealth(ok=False, reason="health check timed out")
+        except Exception:
+            logger.exception("health check of the %s source failed", name)
+            return SourceHealth(ok=False, reason="health check failed")
+
+    async def call(self, tool: str, args: Mapping[str, Any], run: RunEvidence) -> Evidence:
+        """Run one tool and file its bounded result in `run`. Never raises for bad input or a
+        failing backend: the status and a safe summary say what happened."""
+        spec = TOOLS_BY_NAME.get(tool)
+        if spec is None:
+            return run.record(_refusal(tool, _UNKNOWN_TOOL_SOURCE, f"Unknown tool {tool!r}.", {}))
+        try:
+            parsed = spec.args.model_validate(dict(args) if isinstance(args, Mapping) else args)
+        except ValidationError as error:
+            return run.record(_refusal(tool, spec.source, _invalid(error), {}))
+        query = parsed.model_dump(mode="json", exclude_none=True)
+        if getattr(self.sources, spec.source.value) is None:
+            summary = _NOT_CONFIGURED.format(source=spec.source.value)
+            return run.record(
+                _refusal(tool, spec.source, summary, query, EvidenceStatus.UNAVAILABLE)
+            )
+        key = json.dumps([self._namespace, tool, query], sort_keys=True)
+        outcome = await self._cache.get_or_compute(key, lambda: self._compute(spec, parsed, query))
+        return run.record(outcome)
+
+    async def _compute(
+        self, spec: ToolSpec, parsed: BaseModel, query: dict[str, Any]
+    ) -> ToolOutcome:
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(self.limits.tool_timeout_s):
+                context = ToolContext(
+                    sources=self.sources, limits=self.limits, now=await self.now()
+                )
+                answer = await spec.handler(context, parsed)
+        except TimeoutError:
+            failure = (
+                EvidenceStatus.TIMEOUT,
+                _TIMED_OUT.format(seconds=self.limits.tool_timeout_s),
+            )
+        except SourceError as error:
+            logger.info("tool %s: %s (%s)", spec.name, error.status, error.public)
+            failure = (error.status, error.public)
+        except Exception:
+            # The real text stays in the log: it may hold hosts, credentials or vendor bodies.
+            logger.exception("tool %s failed", spec.name)
+            failure = (EvidenceStatus.ERROR, _FAILED)
+        else:
+            return self._bounded(spec, answer, query, _elapsed_ms(started))
+        status, summary = failure
+        return ToolOutcome(
+            source=spec.source,
+            tool=spec.name,
+            title=spec.name.replace("_", " "),
+            summary=clip_text(summary, self.limits.max_summary_chars),
+            data={},
+            query=query,
+            status=status,
+            duration_ms=_elapsed_ms(started),
+            bytes=2,
+        )
+
+    def _bounded(
+        self, spec: ToolSpec, answer: Answer, query: dict[str, Any], duration_ms: float
+    ) -> ToolOutcome:
+        data, cut = bound_data(answer.data, self.limits.max_result_bytes)
+        truncated = cut or answer.truncated
+        summary = answer.summary + (" [truncated]" if cut else "")
+        return ToolOutcome(
+            source=spec.source,
+            tool=spec.name,
+            title=clip_text(answer.title or spec.name, 200),
+            summary=clip_text(summary, self.limits.max_summary_chars),
+            data=data,
+            query={**query, **bound_data(answer.query, 4_096)[0]},
+            status=EvidenceStatus.EMPTY if answer.empty else EvidenceStatus.OK,
+            duration_ms=duration_ms,
+            bytes=json_size(data),
+            truncated=truncated,
+        )
+
+
+def _refusal(
+    tool: str,
+    source: EvidenceSource,
+    summary: str,
+    query: Mapping[str, Any],
+    status: EvidenceStatus = EvidenceStatus.REJECTED,
+) -> ToolOutcome:
+    return ToolOutcome(
+        source=source,
+        tool=tool[:100],
+        title=f"{tool[:100]} refused" if status is EvidenceStatus.REJECTED else tool[:100],
+        summary=summary[:600],
+        data={},
+        query=query,
+        status=status,
+        bytes=2,
+    )
+
+
+def _invalid(error: ValidationError) -> str:
+    # Field paths and pydantic's messages only: the rejected input values are never echoed.
+    problems = [
+        f"{'.'.join(str(part) for part in issue['loc']) or 'args'}: {issue['msg']}"
+        for issue in error.errors()[:5]
+    ]
+    return "Invalid arguments: " + "; ".join(problems)
+
+
+def _elapsed_ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)

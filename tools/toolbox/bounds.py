@@ -1,0 +1,90 @@
+"""Bounding tool output: JSON-safe values, a byte cap on data, a character cap on summaries."""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+from collections.abc import Mapping
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from typing import Any
+
+
+def json_size(data: Any) -> int:
+    """Size in bytes of the compact UTF-8 JSON encoding."""
+    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode())
+
+
+def jsonable(value: Any) -> Any:
+    """A strict-JSON copy of `value` (database and driver types made plain; NaN becomes null)."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        return jsonable(float(value))
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return value.total_seconds()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return "base64:" + base64.b64encode(bytes(value)[:256]).decode()
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [jsonable(v) for v in value]
+    return str(value)
+
+
+def clip_text(text: str, max_chars: int) -> str:
+    return text if len(text) <= max_chars else text[: max(0, max_chars - 1)] + "…"
+
+
+def bound_data(data: Mapping[str, Any], max_bytes: int) -> tuple[dict[str, Any], bool]:
+    """Fit `data` into `max_bytes` of JSON by clipping long strings and dropping trailing list
+    items, largest list first. Returns the bounded copy and whether anything was cut."""
+    bounded: dict[str, Any] = jsonable(data)
+    if json_size(bounded) <= max_bytes:
+        return bounded, False
+    bounded = _clip_strings(bounded, max(64, max_bytes // 8))
+    while json_size(bounded) > max_bytes:
+        lists = [k for k, v in bounded.items() if isinstance(v, list) and v]
+        if not lists:
+            # Nothing left to shorten: keep only the scalar fields that fit.
+            return _scalars_within(bounded, max_bytes), True
+        key = max(lists, key=lambda k: json_size(bounded[k]))
+        bounded[key] = _longest_prefix(bounded, key, max_bytes)
+    return bounded, True
+
+
+def _longest_prefix(data: dict[str, Any], key: str, max_bytes: int) -> list[Any]:
+    """Binary search the longest prefix of `data[key]` that makes `data` fit (at least one less)."""
+    items: list[Any] = data[key]
+    low, high = 0, len(items) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if json_size({**data, key: items[:middle]}) <= max_bytes:
+            low = middle
+        else:
+            high = middle - 1
+    return items[:low]
+
+
+def _clip_strings(value: Any, max_chars: int) -> Any:
+    if isinstance(value, str):
+        return clip_text(value, max_chars)
+    if isinstance(value, dict):
+        return {k: _clip_strings(v, max_chars) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clip_strings(v, max_chars) for v in value]
+    return value
+
+
+def _scalars_within(data: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    kept: dict[str, Any] = {}
+    for key, value in data.items():
+        candidate = {**kept, key: value if not isinstance(value, dict) else {}}
+        if json_size(candidate) <= max_bytes:
+            kept = candidate
+    return kept

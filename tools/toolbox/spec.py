@@ -1,0 +1,87 @@
+"""What a tool is (name, source, argument model, handler), and what a handler gets and returns."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from tools.base import EvidenceSource, EvidenceStatus, SourceError, Sources, TimeWindow
+from tools.limits import ToolLimits
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A handler's result before bounding: `empty` means the source answered with nothing."""
+
+    title: str
+    summary: str
+    data: Mapping[str, Any]
+    query: Mapping[str, Any] = field(default_factory=dict)
+    empty: bool = False
+    truncated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """What one call may use: the sources, the limits and the frozen `now` of this call."""
+
+    sources: Sources
+    limits: ToolLimits
+    now: datetime
+
+    def window(self, minutes: int | None) -> TimeWindow:
+        """[now - minutes, now]; refused past the configured maximum range."""
+        span = minutes or self.limits.default_window_minutes
+        if span > self.limits.max_range_minutes:
+            raise rejected(f"window_minutes must be at most {self.limits.max_range_minutes}")
+        return TimeWindow(start=self.now - timedelta(minutes=span), end=self.now)
+
+    def step_for(self, window: TimeWindow, requested_s: int | None) -> int:
+        """A step no finer than the minimum and coarse enough to bound points per series."""
+        if requested_s is not None and requested_s < self.limits.min_step_seconds:
+            raise rejected(f"step_seconds must be at least {self.limits.min_step_seconds}")
+        span_s = (window.end - window.start).total_seconds()
+        bounded = math.ceil(span_s / self.limits.max_points_per_series)
+        return max(self.limits.min_step_seconds, requested_s or 0, bounded)
+
+
+_S = TypeVar("_S")
+
+Handler = Callable[[ToolContext, Any], Awaitable[Answer]]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """One tool of the boundary; `source` names both the evidence source and the `Sources` field."""
+
+    name: str
+    source: EvidenceSource
+    args: type[BaseModel]
+    description: str
+    handler: Handler
+
+
+def rejected(message: str) -> SourceError:
+    """A refusal of the caller's arguments, with a message safe to show."""
+    return SourceError(message, status=EvidenceStatus.REJECTED)
+
+
+def iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+
+
+def duration(seconds: int) -> str:
+    """A PromQL range literal: `5m` when whole minutes, else `90s`."""
+    return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
+
+
+def require(source: _S | None, name: str) -> _S:
+    """The configured source, or an UNAVAILABLE refusal."""
+    if source is None:
+        raise SourceError(f"the {name} source is not configured", status=EvidenceStatus.UNAVAILABLE)
+    return source

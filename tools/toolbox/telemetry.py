@@ -1,0 +1,225 @@
+"""Handlers of the telemetry tools: alerts, metric discovery and queries, log streams and lines."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from tools.base import (
+    AlertsSource,
+    LogsSource,
+    MetricsSource,
+    Series,
+    TimeWindow,
+)
+from tools.toolbox.args import (
+    ListAlertsArgs,
+    ListLogStreamsArgs,
+    ListMetricsArgs,
+    QueryLogsArgs,
+    QueryMetricArgs,
+    QueryPromqlArgs,
+)
+from tools.toolbox.spec import Answer, ToolContext, duration, iso, rejected, require
+
+_MAX_MESSAGE_CHARS = 2_000
+# Rate windows cover a few steps so that sparse scrapes still yield a value per point.
+_MIN_RATE_WINDOW_S = 300
+_LEVEL_PATTERNS = {
+    "debug": "(?i)debug",
+    "info": "(?i)info",
+    "warn": "(?i)warn(ing)?",
+    "warning": "(?i)warn(ing)?",
+    "error": "(?i)err(or)?",
+    "fatal": "(?i)fatal|critical",
+    "critical": "(?i)fatal|critical",
+}
+
+
+async def list_alerts(ctx: ToolContext, args: ListAlertsArgs) -> Answer:
+    source: AlertsSource = require(ctx.sources.alerts, "alerts")
+    alerts = await source.active_alerts(limit=ctx.limits.max_alerts)
+    if args.service is not None:
+        alerts = [a for a in alerts if a.labels.get("service") == args.service]
+    items = [
+        {
+            "labels": dict(a.labels),
+            "annotations": dict(a.annotations),
+            "startsAt": iso(a.starts_at),
+            "endsAt": iso(a.ends_at),
+            "status": a.status,
+        }
+        for a in alerts
+    ]
+    names = Counter(
+        f"{a.labels.get('alertname', '?')}@{a.labels.get('service', '?')}" for a in alerts
+    )
+    firing = sum(1 for a in alerts if a.status == "firing")
+    listed = ", ".join(f"{name} x{count}" for name, count in names.most_common())
+    scope = f" for service {args.service}" if args.service else ""
+    return Answer(
+        title=f"Active alerts{scope}",
+        summary=f"{len(items)} alerts ({firing} firing){scope}: {listed or 'none'}",
+        data={"alerts": items, "total": len(items)},
+        query={"service": args.service},
+        empty=not items,
+        truncated=len(alerts) >= ctx.limits.max_alerts,
+    )
+
+
+async def list_metrics(ctx: ToolContext, args: ListMetricsArgs) -> Answer:
+    source: MetricsSource = require(ctx.sources.metrics, "metrics")
+    window = ctx.window(args.window_minutes)
+    match = None if args.service is None else f'{{service="{args.service}"}}'
+    limit = ctx.limits.max_discovery_items
+    refs = await source.list_series(match=match, window=window, limit=limit)
+    names = sorted({ref.metric for ref in refs})
+    scope = f" for service {args.service}" if args.service else ""
+    return Answer(
+        title=f"Metric series{scope}",
+        summary=f"{len(refs)} series of {len(names)} metrics{scope}: {', '.join(names)}",
+        data={"series": [{"metric": r.metric, "labels": dict(r.labels)} for r in refs[:limit]]},
+        query={"match": match, **_window_query(window)},
+        empty=not refs,
+        truncated=len(refs) >= limit,
+    )
+
+
+async def query_metric(ctx: ToolContext, args: QueryMetricArgs) -> Answer:
+    template = ctx.limits.metric_templates.get(args.signal)
+    if template is None:
+        raise rejected(f"no query template is configured for signal {args.signal}")
+    window = ctx.window(args.window_minutes)
+    step_s = ctx.step_for(window, None)
+    rate_window = duration(max(4 * step_s, _MIN_RATE_WINDOW_S))
+    promql = template.format(service=args.service, window=rate_window)
+    answer = await _range(ctx, promql, window, step_s)
+    title = f"{args.signal} of {args.service}"
+    return Answer(
+        title=title,
+        summary=f"{title}: {answer.summary}",
+        data=answer.data,
+        query={"service": args.service, "signal": args.signal, **answer.query},
+        empty=answer.empty,
+        truncated=answer.truncated,
+    )
+
+
+async def query_promql(ctx: ToolContext, args: QueryPromqlArgs) -> Answer:
+    if len(args.promql) > ctx.limits.max_promql_chars:
+        raise rejected(f"promql must be at most {ctx.limits.max_promql_chars} characters")
+    window = ctx.window(args.window_minutes)
+    step_s = ctx.step_for(window, args.step_seconds)
+    answer = await _range(ctx, args.promql, window, step_s)
+    return Answer(
+        title="PromQL range query",
+        summary=answer.summary,
+        data=answer.data,
+        query=answer.query,
+        empty=answer.empty,
+        truncated=answer.truncated,
+    )
+
+
+async def _range(ctx: ToolContext, promql: str, window: TimeWindow, step_s: int) -> Answer:
+    source: MetricsSource = require(ctx.sources.metrics, "metrics")
+    limits = ctx.limits
+    series = await source.query_range(
+        promql=promql, window=window, step_s=step_s, max_series=limits.max_series
+    )
+    kept = series[: limits.max_series]
+    items = [_series_item(s, limits.max_points_per_series) for s in kept]
+    cut_points = any(len(s.samples) > limits.max_points_per_series for s in kept)
+    return Answer(
+        title="",
+        summary=_series_summary(kept),
+        data={"series": items},
+        query={"promql": promql, "step_seconds": step_s, **_window_query(window)},
+        empty=not any(item["samples"] for item in items),
+        truncated=len(series) > limits.max_series or cut_points,
+    )
+
+
+def _series_item(series: Series, max_points: int) -> dict[str, Any]:
+    # Non-finite points (0/0 rates) carry no reading and are not valid JSON.
+    samples = [[t, v] for t, v in series.samples if math.isfinite(v)][-max_points:]
+    return {"metric": series.metric, "labels": dict(series.labels), "samples": samples}
+
+
+def _series_summary(series: Sequence[Series]) -> str:
+    parts = []
+    for s in series[:5]:
+        values = [v for _, v in s.samples if math.isfinite(v)]
+        labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
+        if values:
+            parts.append(
+                f"{s.metric}{{{labels}}} last {values[-1]:.4g}, "
+                f"min {min(values):.4g}, max {max(values):.4g}"
+            )
+        else:
+            parts.append(f"{s.metric}{{{labels}}} no samples")
+    return f"{len(series)} series; " + "; ".join(parts)
+
+
+async def list_log_streams(ctx: ToolContext, args: ListLogStreamsArgs) -> Answer:
+    source: LogsSource = require(ctx.sources.logs, "logs")
+    window = ctx.window(args.window_minutes)
+    limit = ctx.limits.max_discovery_items
+    values = await source.label_values(label=args.label, window=window, limit=limit)
+    return Answer(
+        title=f"Log streams by {args.label}",
+        summary=f"{len(values)} values of label {args.label}: {', '.join(values)}",
+        data={"label": args.label, "values": list(values[:limit])},
+        query={"label": args.label, **_window_query(window)},
+        empty=not values,
+        truncated=len(values) >= limit,
+    )
+
+
+async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
+    source: LogsSource = require(ctx.sources.logs, "logs")
+    window = ctx.window(args.window_minutes)
+    logql = args.logql or build_logql(args.service, args.contains, args.level)
+    limit = min(args.limit or ctx.limits.max_log_lines, ctx.limits.max_log_lines)
+    lines = await source.query_range(logql=logql, window=window, limit=limit)
+    kept = lines[:limit]
+    items = [
+        {"ts": iso(line.ts), "labels": dict(line.labels), "message": _clip(line.message)}
+        for line in kept
+    ]
+    levels = Counter(line.labels.get("level", "?") for line in kept)
+    by_level = ", ".join(f"{level} {count}" for level, count in levels.most_common())
+    span = f" from {items[0]['ts']} to {items[-1]['ts']}" if items else ""
+    return Answer(
+        title=f"Logs{f' of {args.service}' if args.service else ''}",
+        summary=f"{len(items)} log lines{span}" + (f" ({by_level})" if by_level else ""),
+        data={"lines": items},
+        query={"logql": logql, "limit": limit, **_window_query(window)},
+        empty=not items,
+        truncated=len(lines) >= limit,
+    )
+
+
+def build_logql(service: str | None, contains: str | None, level: str | None) -> str:
+    """`{service="X", level=~"(?i)error"} |= "text"`: the shape fixture and Loki both serve."""
+    matchers = [f'service="{service}"' if service else 'service=~".+"']
+    if level is not None:
+        matchers.append(f'level=~"{_LEVEL_PATTERNS[level]}"')
+    logql = "{" + ", ".join(matchers) + "}"
+    if contains:
+        logql += f' |= "{_escape(contains)}"'
+    return logql
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _MAX_MESSAGE_CHARS else text[: _MAX_MESSAGE_CHARS - 1] + "…"
+
+
+def _window_query(window: TimeWindow) -> Mapping[str, Any]:
+    return {"start": iso(window.start), "end": iso(window.end)}
