@@ -1,0 +1,219 @@
+"""One contract for LogsSource, run against the world fixture and a Loki-shaped HTTP server.
+
+Loki is not packaged in Debian: tests/support/loki.py answers with Loki's documented response
+shapes from the same world, so the real client's HTTP, parameters and parsing are exercised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime, timedelta
+
+import httpx
+import pytest
+
+from tests.support.loki import FakeLoki, running_loki
+from tests.support.world_builder import TIMEOUT_PHRASE, build_contract_world
+from tools.base import EvidenceStatus, LogsSource, SourceError, TimeWindow
+from tools.loki import LokiClient, LokiFixture
+from tools.world import World, load_world
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    built = build_contract_world(tmp_path_factory.mktemp("world"), datetime.now(UTC))
+    return load_world(built.path)
+
+
+@pytest.fixture(scope="module")
+def loki(world: World) -> Iterator[FakeLoki]:
+    with running_loki(world) as server:
+        yield server
+
+
+@pytest.fixture(params=["fixture", pytest.param("loki", marks=pytest.mark.loki)])
+async def source(request: pytest.FixtureRequest, world: World) -> AsyncIterator[LogsSource]:
+    if request.param == "fixture":
+        yield LokiFixture(world)
+        return
+    server: FakeLoki = request.getfixturevalue("loki")
+    async with httpx.AsyncClient() as client:
+        yield LokiClient(client, server.url)
+
+
+def last(world: World, minutes: int) -> TimeWindow:
+    return TimeWindow(start=world.now - timedelta(minutes=minutes), end=world.now)
+
+
+def expected_lines(world: World, window: TimeWindow, service: str, level: str | None = None) -> int:
+    return sum(
+        1
+        for line in world.logs
+        if line.service == service
+        and (level is None or line.level == level)
+        and window.start <= line.ts < window.end
+    )
+
+
+async def test_source_is_healthy_and_tells_time(source: LogsSource, world: World) -> None:
+    assert (await source.health()).ok
+    assert (await source.now()) >= world.now
+
+
+async def test_stream_selector_returns_newest_first(source: LogsSource, world: World) -> None:
+    window = last(world, 60)
+
+    lines = await source.query_range(logql='{service="ledger"}', window=window, limit=1_000)
+
+    assert len(lines) == expected_lines(world, window, "ledger")
+    assert all(line.labels["service"] == "ledger" for line in lines)
+    assert [line.ts for line in lines] == sorted((line.ts for line in lines), reverse=True)
+    assert all(window.start <= line.ts < window.end for line in lines)
+    assert all(line.ts.tzinfo is not None for line in lines)
+
+
+async def test_scalar_fields_are_stream_labels(source: LogsSource, world: World) -> None:
+    [line] = await source.query_range(logql='{service="relay"}', window=last(world, 60), limit=1)
+
+    assert set(line.labels) == {"service", "level", "host"}  # `context` is not a scalar
+    assert line.labels["host"] == "relay-1"
+
+
+async def test_label_matchers_select_streams(source: LogsSource, world: World) -> None:
+    window = last(world, 60)
+
+    errors = await source.query_range(
+        logql='{service="ledger", level="error"}', window=window, limit=1_000
+    )
+    not_ledger = await source.query_range(
+        logql='{service!="ledger", level=~"info|warn"}', window=window, limit=1_000
+    )
+    regex = await source.query_range(
+        logql='{service=~".+", level!~"info|warn"}', window=window, limit=1_000
+    )
+
+    assert len(errors) == expected_lines(world, window, "ledger", "error") > 0
+    assert all(TIMEOUT_PHRASE in line.message for line in errors)
+    assert {line.labels["service"] for line in not_ledger} == {"relay"}
+    assert len(not_ledger) == expected_lines(world, window, "relay")
+    assert [line.message for line in regex] == [line.message for line in errors]
+
+
+def has_timeout(text: str) -> bool:
+    return TIMEOUT_PHRASE in text
+
+
+def lacks_ok(text: str) -> bool:
+    return "ok" not in text
+
+
+def low_shard(text: str) -> bool:
+    return bool(re.search(r"shard=[0-3]$", text))
+
+
+def relay_without_size(text: str) -> bool:
+    return "relay" in text and not re.search(r"size=\d+", text)
+
+
+@pytest.mark.parametrize(
+    ("logql", "services", "keeps"),
+    [
+        (f'{{service=~".+"}} |= "{TIMEOUT_PHRASE}"', {"ledger", "relay"}, has_timeout),
+        ('{service="ledger"} != "ok"', {"ledger"}, lacks_ok),
+        ('{service=~"ledger|relay"} |~ "shard=[0-3]$"', {"ledger", "relay"}, low_shard),
+        ('{service="relay"} !~ "size=\\\\d+" |= "relay"', {"relay"}, relay_without_size),
+    ],
+)
+async def test_line_filters_keep_only_matching_lines(
+    source: LogsSource,
+    world: World,
+    logql: str,
+    services: set[str],
+    keeps: Callable[[str], bool],
+) -> None:
+    window = last(world, 90)
+    everything = await source.query_range(logql='{service=~".+"}', window=window, limit=1_000)
+
+    lines = await source.query_range(logql=logql, window=window, limit=1_000)
+
+    expected = [
+        line for line in everything if line.labels["service"] in services and keeps(line.message)
+    ]
+    assert lines
+    assert lines == expected
+
+
+async def test_limit_keeps_the_newest_lines(source: LogsSource, world: World) -> None:
+    window = last(world, 60)
+    everything = await source.query_range(logql='{service=~".+"}', window=window, limit=1_000)
+
+    newest = await source.query_range(logql='{service=~".+"}', window=window, limit=5)
+
+    assert newest == everything[:5]
+
+
+async def test_window_outside_history_is_empty(source: LogsSource, world: World) -> None:
+    before = TimeWindow(world.now - timedelta(days=2), world.now - timedelta(days=1))
+
+    assert await source.query_range(logql='{service="ledger"}', window=before, limit=10) == []
+
+
+async def test_label_values_discover_streams(source: LogsSource, world: World) -> None:
+    window = last(world, 60)
+
+    assert await source.label_values(label="service", window=window, limit=10) == [
+        "ledger",
+        "relay",
+    ]
+    assert await source.label_values(label="level", window=window, limit=10) == [
+        "error",
+        "info",
+        "warn",
+    ]
+    assert await source.label_values(label="service", window=window, limit=1) == ["ledger"]
+    assert await source.label_values(label="nothing_here", window=window, limit=10) == []
+
+
+@pytest.mark.parametrize("logql", ['{service="ledger"', "service=ledger", '{service="ledger"} |= '])
+async def test_malformed_query_is_rejected(source: LogsSource, world: World, logql: str) -> None:
+    with pytest.raises(SourceError) as raised:
+        await source.query_range(logql=logql, window=last(world, 10), limit=10)
+
+    assert raised.value.status is EvidenceStatus.REJECTED
+    assert "syntax error" not in raised.value.public
+
+
+async def test_client_asks_loki_backward_in_nanoseconds(loki: FakeLoki, world: World) -> None:
+    window = last(world, 10)
+    async with httpx.AsyncClient() as client:
+        await LokiClient(client, loki.url).query_range(
+            logql='{service="relay"}', window=window, limit=7
+        )
+
+    sent = loki.requests[-1]
+    assert sent["direction"] == ["backward"]
+    assert sent["limit"] == ["7"]
+    assert int(sent["start"][0]) == int(window.start.timestamp()) * 1_000_000_000
+    assert int(sent["end"][0]) == int(window.end.timestamp()) * 1_000_000_000
+
+
+async def test_fixture_refuses_metric_queries(world: World) -> None:
+    with pytest.raises(SourceError, match="unsupported expression in fixture backend"):
+        await LokiFixture(world).query_range(
+            logql='sum(rate({service="ledger"}[5m]))', window=last(world, 10), limit=10
+        )
+
+
+async def test_loki_metric_result_is_rejected() -> None:
+    body = {"status": "success", "data": {"resultType": "matrix", "result": []}}
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=body))
+    async with httpx.AsyncClient(transport=transport) as client:
+        with pytest.raises(SourceError, match="only log queries") as raised:
+            await LokiClient(client, "http://loki.invalid").query_range(
+                logql='rate({a="b"}[1m])',
+                window=TimeWindow(datetime.now(UTC) - timedelta(minutes=5), datetime.now(UTC)),
+                limit=5,
+            )
+
+    assert raised.value.status is EvidenceStatus.REJECTED

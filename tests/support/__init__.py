@@ -1,0 +1,1 @@
+"""Test-only servers and doubles shared by test suites."""

@@ -1,0 +1,107 @@
+"""Loki's HTTP API as a LogsSource (I/O and parsing only).
+
+`/loki/api/v1/query_range` (direction backward, nanosecond start/end, a line limit),
+`/loki/api/v1/label/<name>/values` and `/ready`, every response bounded by `HttpApi`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from tools.base import EvidenceStatus, LogLine, SourceError, SourceHealth, TimeWindow
+from tools.prometheus.http_api import DEFAULT_MAX_BYTES, HttpApi
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+
+
+class _Stream(BaseModel):
+    stream: dict[str, str]
+    # [ts_ns, line] or, with structured metadata, [ts_ns, line, {...}]
+    values: list[tuple[int, str] | tuple[int, str, dict[str, str]]]
+
+
+class _Result(BaseModel):
+    result_type: str = Field(alias="resultType")
+    result: list[Any]
+
+
+_T = TypeVar("_T")
+_RESULT = TypeAdapter(_Result)
+_STREAMS = TypeAdapter(list[_Stream])
+_STRINGS = TypeAdapter(list[str])
+
+
+class LokiClient:
+    """A Loki server: log lines newest first, and stream label values for discovery."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        timeout_s: float = 10.0,
+    ) -> None:
+        self._api = HttpApi(client, base_url, "Loki", max_bytes, timeout_s)
+
+    async def health(self) -> SourceHealth:
+        return await self._api.probe("/ready")
+
+    async def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]:
+        if not _LABEL_NAME.fullmatch(label):
+            raise SourceError("not a valid label name", status=EvidenceStatus.REJECTED)
+        raw = await self._api.get_data(f"/loki/api/v1/label/{label}/values", _window(window))
+        # Loki answers `"data": null` for a label it has never seen.
+        values = _validated(_STRINGS, raw if raw is not None else [])
+        return sorted(values)[:limit]
+
+    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
+        params = [("query", logql), *_window(window), ("limit", str(limit))]
+        params.append(("direction", "backward"))
+        raw = await self._api.get_data("/loki/api/v1/query_range", params)
+        result = _validated(_RESULT, raw)
+        if result.result_type != "streams":
+            raise SourceError(
+                "only log queries are supported, not metric queries",
+                status=EvidenceStatus.REJECTED,
+            )
+        streams = _validated(_STREAMS, result.result)
+        lines = [
+            LogLine(ts=from_nanoseconds(value[0]), labels=stream.stream, message=value[1])
+            for stream in streams
+            for value in stream.values
+        ]
+        # Each stream is ordered, but the streams interleave: merge newest first.
+        lines.sort(key=lambda line: line.ts, reverse=True)
+        return lines[:limit]
+
+
+def _validated(adapter: TypeAdapter[_T], raw: object) -> _T:
+    try:
+        return adapter.validate_python(raw)
+    except ValidationError as error:
+        raise SourceError("Loki returned an unexpected response") from error
+
+
+def _window(window: TimeWindow) -> list[tuple[str, str]]:
+    return [("start", str(to_nanoseconds(window.start))), ("end", str(to_nanoseconds(window.end)))]
+
+
+def to_nanoseconds(instant: datetime) -> int:
+    """Loki's timestamps: integer nanoseconds since the Unix epoch."""
+    delta = instant - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+
+
+def from_nanoseconds(nanoseconds: int) -> datetime:
+    """A Loki timestamp as a UTC datetime (microsecond precision)."""
+    return _EPOCH + timedelta(microseconds=nanoseconds // 1_000)

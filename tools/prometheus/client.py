@@ -1,0 +1,144 @@
+"""Prometheus's HTTP API as a MetricsSource and an AlertsSource (I/O and parsing only).
+
+Uses `/api/v1/query_range`, `/api/v1/series`, `/api/v1/label/<name>/values`, `/api/v1/alerts`
+and `/-/ready`, on one shared httpx client, every response bounded by `HttpApi`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Literal, TypeVar
+
+import httpx
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
+
+from tools.base import (
+    Alert,
+    EvidenceStatus,
+    Series,
+    SeriesRef,
+    SourceError,
+    SourceHealth,
+    TimeWindow,
+)
+from tools.prometheus.http_api import DEFAULT_MAX_BYTES, HttpApi
+from tools.prometheus.series import series_key
+
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+_EVERY_SERIES = '{__name__=~".+"}'
+
+
+class _RuleAlert(BaseModel):
+    labels: dict[str, str]
+    annotations: dict[str, str] = Field(default_factory=dict)
+    state: str
+    active_at: datetime | None = Field(default=None, alias="activeAt")
+
+
+class _AlertsData(BaseModel):
+    alerts: list[_RuleAlert]
+
+
+class _MatrixSeries(BaseModel):
+    metric: dict[str, str]
+    values: list[tuple[float, float]] = Field(default_factory=list)
+
+
+class _Matrix(BaseModel):
+    result_type: Literal["matrix"] = Field(alias="resultType")
+    result: list[_MatrixSeries]
+
+
+_T = TypeVar("_T")
+_ALERTS = TypeAdapter(_AlertsData)
+_MATRIX = TypeAdapter(_Matrix)
+_LABEL_SETS = TypeAdapter(list[dict[str, str]])
+_STRINGS = TypeAdapter(list[str])
+
+
+class PrometheusClient:
+    """A Prometheus server: metrics (range queries, series and label discovery) and rule alerts."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        timeout_s: float = 10.0,
+    ) -> None:
+        self._api = HttpApi(client, base_url, "Prometheus", max_bytes, timeout_s)
+
+    async def health(self) -> SourceHealth:
+        return await self._api.probe("/-/ready")
+
+    async def now(self) -> datetime:
+        return datetime.now(UTC)
+
+    async def active_alerts(self, *, limit: int) -> list[Alert]:
+        """Pending and firing alerts of the alerting rules, every instance."""
+        data = _parse(_ALERTS, await self._api.get_data("/api/v1/alerts"))
+        return [
+            Alert(
+                labels=alert.labels,
+                annotations=alert.annotations,
+                starts_at=_instant(alert.active_at),
+                ends_at=None,
+                status=alert.state,
+            )
+            for alert in data.alerts[:limit]
+        ]
+
+    async def list_series(
+        self, *, match: str | None, window: TimeWindow, limit: int
+    ) -> list[SeriesRef]:
+        params = [("match[]", match or _EVERY_SERIES), *_window_params(window)]
+        raw = await self._api.get_data("/api/v1/series", params)
+        refs = [_series_ref(labels) for labels in _parse(_LABEL_SETS, raw)]
+        return sorted(refs, key=lambda ref: series_key(ref.metric, ref.labels))[:limit]
+
+    async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]:
+        """Distinct values of a label (`__name__` for metric names) in the window, sorted."""
+        if not _LABEL_NAME.fullmatch(label):
+            raise SourceError("not a valid label name", status=EvidenceStatus.REJECTED)
+        raw = await self._api.get_data(f"/api/v1/label/{label}/values", _window_params(window))
+        values: list[str] = _parse(_STRINGS, raw)
+        return sorted(values)[:limit]
+
+    async def query_range(
+        self, *, promql: str, window: TimeWindow, step_s: int, max_series: int
+    ) -> list[Series]:
+        params = [("query", promql), *_window_params(window), ("step", str(step_s))]
+        matrix = _parse(_MATRIX, await self._api.get_data("/api/v1/query_range", params))
+        result: list[Series] = []
+        for item in matrix.result:
+            labels = dict(item.metric)
+            metric = labels.pop("__name__", "")
+            result.append(Series(metric=metric, labels=labels, samples=item.values))
+        result.sort(key=lambda series: series_key(series.metric, series.labels))
+        return result[:max_series]
+
+
+def _window_params(window: TimeWindow) -> list[tuple[str, str]]:
+    return [("start", f"{window.start.timestamp():.3f}"), ("end", f"{window.end.timestamp():.3f}")]
+
+
+def _series_ref(labels: dict[str, str]) -> SeriesRef:
+    labels = dict(labels)
+    metric = labels.pop("__name__", "")
+    return SeriesRef(metric=metric, labels=labels)
+
+
+def _instant(value: datetime | None) -> datetime | None:
+    # Prometheus spells "never" as Go's zero time, 0001-01-01T00:00:00Z.
+    if value is None or value.year <= 1:
+        return None
+    return value.astimezone(UTC) if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _parse(adapter: TypeAdapter[_T], raw: object) -> _T:
+    try:
+        return adapter.validate_python(raw)
+    except ValidationError as error:
+        raise SourceError("Prometheus returned an unexpected response") from error

@@ -1,0 +1,24 @@
+"""The world format: a directory of telemetry at a frozen time, loaded and validated."""
+
+from tools.world.loader import World, WorldError, WorldLimits, load_world
+from tools.world.models import (
+    Scenario,
+    ScenarioExpectation,
+    WorldAlert,
+    WorldInfo,
+    WorldLogLine,
+    WorldSeries,
+)
+
+__all__ = [
+    "Scenario",
+    "ScenarioExpectation",
+    "World",
+    "WorldAlert",
+    "WorldError",
+    "WorldInfo",
+    "WorldLimits",
+    "WorldLogLine",
+    "WorldSeries",
+    "load_world",
+]

@@ -1,0 +1,149 @@
+"""The records of a world directory (DESIGN.md "The world format"), validated with pydantic.
+
+Timestamps must carry a timezone and are normalised to UTC; series samples are sorted by time.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator
+
+_METRIC_NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
+_LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+# Fields of a log line that are the line itself, never stream labels.
+_LOG_LINE_FIELDS = frozenset({"ts", "message"})
+
+
+def _utc(value: datetime) -> datetime:
+    return value.astimezone(UTC)
+
+
+class WorldInfo(BaseModel):
+    """world.yaml: what the world is and the frozen instant it is served at."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = ""
+    description: str = ""
+    now: AwareDatetime | None = None
+
+    @field_validator("now")
+    @classmethod
+    def _in_utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else _utc(value)
+
+
+class WorldAlert(BaseModel):
+    """One alerts.json entry, in Alertmanager's spelling."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    labels: dict[str, str]
+    annotations: dict[str, str] = Field(default_factory=dict)
+    starts_at: AwareDatetime | None = Field(default=None, alias="startsAt")
+    ends_at: AwareDatetime | None = Field(default=None, alias="endsAt")
+    status: Literal["firing", "resolved"] = "firing"
+
+    @field_validator("labels")
+    @classmethod
+    def _has_alertname(cls, value: dict[str, str]) -> dict[str, str]:
+        if not value.get("alertname"):
+            raise ValueError("labels must include a non-empty alertname")
+        return value
+
+    @field_validator("starts_at", "ends_at")
+    @classmethod
+    def _in_utc(cls, value: datetime | None) -> datetime | None:
+        return None if value is None else _utc(value)
+
+    def active_at(self, now: datetime) -> bool:
+        """Firing, started by `now` and not yet ended."""
+        if self.status != "firing":
+            return False
+        if self.starts_at is not None and self.starts_at > now:
+            return False
+        return self.ends_at is None or self.ends_at > now
+
+
+class WorldSeries(BaseModel):
+    """One metrics.json entry: a named series and its (unix seconds, value) samples."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    metric: str
+    labels: dict[str, str] = Field(default_factory=dict)
+    samples: list[tuple[float, float]] = Field(default_factory=list)
+
+    @field_validator("metric")
+    @classmethod
+    def _valid_metric_name(cls, value: str) -> str:
+        if not _METRIC_NAME.fullmatch(value):
+            raise ValueError("not a valid Prometheus metric name")
+        return value
+
+    @field_validator("labels")
+    @classmethod
+    def _valid_label_names(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [name for name in value if not _LABEL_NAME.fullmatch(name) or name == "__name__"]
+        if bad:
+            raise ValueError(f"invalid label names: {bad[:5]}")
+        return value
+
+    @field_validator("samples")
+    @classmethod
+    def _time_ordered(cls, value: list[tuple[float, float]]) -> list[tuple[float, float]]:
+        return sorted(value, key=lambda sample: sample[0])
+
+
+class WorldLogLine(BaseModel):
+    """One logs.jsonl line; every other scalar field becomes a stream label."""
+
+    model_config = ConfigDict(extra="allow")
+
+    ts: AwareDatetime
+    service: str
+    level: str = "info"
+    message: str
+
+    @field_validator("ts")
+    @classmethod
+    def _in_utc(cls, value: datetime) -> datetime:
+        return _utc(value)
+
+    def labels(self) -> dict[str, str]:
+        """Stream labels: service, level and the other scalar fields with label-safe names."""
+        labels = {"service": self.service, "level": self.level}
+        for name, value in (self.model_extra or {}).items():
+            if name in _LOG_LINE_FIELDS or not _LABEL_NAME.fullmatch(name):
+                continue
+            if isinstance(value, bool):
+                labels[name] = "true" if value else "false"
+            elif isinstance(value, str | int | float):
+                labels[name] = str(value)
+        return labels
+
+
+class ScenarioExpectation(BaseModel):
+    """What a correct diagnosis of a scenario says (read by the evaluation command)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    root_cause_service: str | None = None
+    category: str | None = None
+    keywords_all: list[str] = Field(default_factory=list)
+    keywords_none: list[str] = Field(default_factory=list)
+    evidence_sources: list[str] = Field(default_factory=list)
+    healthy: bool | None = None
+
+
+class Scenario(BaseModel):
+    """One scenarios.yaml entry: a question asked of the world and its expected answer."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str
+    question: str
+    expect: ScenarioExpectation = Field(default_factory=ScenarioExpectation)
