@@ -7,6 +7,7 @@ import asyncio
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from pydantic import ValidationError
 
@@ -62,17 +63,29 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _evidence(args: argparse.Namespace) -> int:
-    from api.composition import build_cli_toolbox
+    import httpx
+
+    from api.backends import build_sources
+    from api.composition import tool_limits
     from tools.cli import run_evidence_command
 
     settings = load_settings()
-    sources, limits = build_cli_toolbox(settings, args.world)
+    if args.world:
+        settings = settings.model_copy(update={"world_dir": Path(args.world)})
     try:
         tool_args = json.loads(args.args)
     except json.JSONDecodeError:
+        tool_args = None
+    if not isinstance(tool_args, dict):
         sys.stderr.write("superbiz: --args must be a JSON object\n")
         return 2
-    print(asyncio.run(run_evidence_command(sources, limits, args.tool, tool_args)))
+
+    async def call() -> str:
+        async with httpx.AsyncClient() as http:
+            sources = build_sources(settings, http, cases=None)
+            return await run_evidence_command(sources, tool_limits(settings), args.tool, tool_args)
+
+    print(asyncio.run(call()))
     return 0
 
 

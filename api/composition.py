@@ -20,6 +20,7 @@ from api.settings import Settings
 from persistence.db import make_engine, make_sessionmaker, upgrade_head
 from persistence.runs import RunStore
 from persistence.sessions import InProcessContextStore, RedisContextStore, SessionContextStore
+from tools.limits import ToolLimits
 
 log = logging.getLogger("superbiz.composition")
 
@@ -48,6 +49,11 @@ class Services:
     async def context_store_ready(self) -> tuple[bool, str]:
         ok = await self.contexts.ping()
         return ok, "ok" if ok else "unreachable"
+
+
+def tool_limits(settings: Settings) -> ToolLimits:
+    """The tools package's view of the backend bounds (it never imports settings)."""
+    return ToolLimits.from_mapping(settings.backends.model_dump(exclude={"sql_datasources"}))
 
 
 def worker_identity() -> str:
@@ -87,7 +93,7 @@ async def build_services(settings: Settings) -> Services:
         pool_timeout_s=settings.database.pool_timeout_s,
     )
     worker_id = worker_identity()
-    runs = RunStore(make_sessionmaker(engine), owner=worker_id)
+    runs = RunStore(make_sessionmaker(engine), worker_id=worker_id)
     services = Services(
         settings=settings,
         worker_id=worker_id,

@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 
 from api.composition import Services
+from api.errors import Unauthorized
 
 
 def get_services(request: Request) -> Services:
@@ -15,3 +16,18 @@ def get_services(request: Request) -> Services:
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_principal(request: Request, services: ServicesDep) -> str | None:
+    """The caller's principal; None when authentication is not configured."""
+    tokens = services.tokens
+    if not tokens.enabled:
+        return None
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    principal = tokens.principal_for(token.strip()) if scheme.lower() == "bearer" else None
+    if principal is None:
+        raise Unauthorized()
+    return principal
+
+
+PrincipalDep = Annotated[str | None, Depends(get_principal)]

@@ -33,7 +33,7 @@ def require_binary(name: str) -> str:
     path = shutil.which(name)
     if path:
         return path
-    message = f"{name} is not installed (run .ci/provision-prometheus.sh)"
+    message = f"{name} is not installed (.ci/run installs it with apt-get)"
     if IN_CI:
         pytest.fail(message)
     pytest.skip(message)
