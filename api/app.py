@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from api.body_limit import BodyLimit
 from api.composition import build_services, close_services
 from api.errors import install_error_handlers
-from api.routes import health
+from api.routes import aiops, chat, feedback, health, runs
 from api.settings import Settings
 
 log = logging.getLogger("superbiz.app")
@@ -45,7 +45,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    app.include_router(health.router)
+    for router in (health.router, chat.router, aiops.router, runs.router, feedback.router):
+        app.include_router(router)
     app.mount("/", StaticFiles(directory=frontend_dir(), html=True), name="frontend")
     app.add_middleware(BodyLimit, max_bytes=settings.chat.max_body_bytes)
     return app

@@ -1,7 +1,7 @@
 """The composition root: builds every long-lived part once at start-up and closes it on the way out.
 
-Only this module constructs engines, clients, stores, the graph and executors; everything else receives
-them. `Services` is what the lifespan keeps on `app.state` and what `deps.py` hands to routes.
+Only this module constructs engines, clients, stores, the graph and executors; everything else
+receives them. `Services` is what the lifespan keeps on `app.state` and `deps.py` hands to routes.
 """
 
 from __future__ import annotations
@@ -11,16 +11,30 @@ import logging
 import os
 import socket
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+import httpx
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from api.admission import Admission
+from api.aiops_use_case import AiOpsUseCase
+from api.auth import TokenTable
+from api.backends import build_sources
+from api.chat_use_case import ChatUseCase, RunTimings
+from api.engine import DiagnosisEngine, build_engine
 from api.settings import Settings
 from persistence.db import make_engine, make_sessionmaker, upgrade_head
 from persistence.runs import RunStore
-from persistence.sessions import InProcessContextStore, RedisContextStore, SessionContextStore
+from persistence.sessions import (
+    ContextBounds,
+    InProcessContextStore,
+    RedisContextStore,
+    SessionContextStore,
+)
+from tools.evidence_store import EvidenceCache
 from tools.limits import ToolLimits
+from tools.toolbox import Toolbox
 
 log = logging.getLogger("superbiz.composition")
 
@@ -32,9 +46,14 @@ class Services:
     settings: Settings
     worker_id: str
     engine: AsyncEngine
+    http: httpx.AsyncClient
     runs: RunStore
     contexts: SessionContextStore
-    background: set[asyncio.Task[None]] = field(default_factory=set)
+    tokens: TokenTable
+    admission: Admission
+    diagnosis: DiagnosisEngine
+    chat: ChatUseCase
+    aiops: AiOpsUseCase
 
     async def database_ready(self) -> tuple[bool, str]:
         try:
@@ -62,27 +81,23 @@ def worker_identity() -> str:
 
 
 def build_context_store(settings: Settings) -> SessionContextStore:
-    bounds = settings.redis
+    redis = settings.redis
+    bounds = ContextBounds(
+        ttl_s=redis.context_ttl_s,
+        max_turns=redis.max_turns,
+        max_turn_bytes=redis.max_turn_bytes,
+        max_history_bytes=redis.max_history_bytes,
+    )
     if settings.redis_url is not None:
         return RedisContextStore.from_url(
-            settings.redis_url.get_secret_value(),
-            max_turns=bounds.max_turns,
-            max_turn_bytes=bounds.max_turn_bytes,
-            max_history_bytes=bounds.max_history_bytes,
-            ttl_s=bounds.context_ttl_s,
-            socket_timeout_s=bounds.socket_timeout_s,
+            settings.redis_url.get_secret_value(), bounds=bounds, socket_timeout_s=redis.socket_timeout_s
         )
-    return InProcessContextStore(
-        max_turns=bounds.max_turns,
-        max_turn_bytes=bounds.max_turn_bytes,
-        max_history_bytes=bounds.max_history_bytes,
-        ttl_s=bounds.context_ttl_s,
-        max_sessions=bounds.max_sessions,
-    )
+    return InProcessContextStore(bounds=bounds, max_sessions=redis.max_sessions)
 
 
 async def build_services(settings: Settings) -> Services:
     """Build the process's parts; migrate the embedded SQLite database (PostgreSQL: `superbiz migrate`)."""
+    tokens = TokenTable.parse(settings.api_tokens.get_secret_value() if settings.api_tokens else None)
     url = settings.database_url.get_secret_value()
     if settings.embedded_database:
         await asyncio.to_thread(upgrade_head, url)
@@ -94,18 +109,59 @@ async def build_services(settings: Settings) -> Services:
     )
     worker_id = worker_identity()
     runs = RunStore(make_sessionmaker(engine), worker_id=worker_id)
-    services = Services(
+    http = httpx.AsyncClient(timeout=settings.backends.tool_timeout_s)
+    sources = build_sources(settings, http, cases=runs)
+    limits = tool_limits(settings)
+    cache = EvidenceCache(ttl_s=settings.backends.cache_ttl_s, capacity=settings.backends.cache_capacity)
+    toolbox = Toolbox(sources, limits, cache)
+    diagnosis = build_engine(settings, toolbox)
+    contexts = build_context_store(settings)
+    chat_limits = settings.chat
+    chat = ChatUseCase(
+        runs=runs,
+        contexts=contexts,
+        engine=diagnosis,
+        timings=RunTimings(
+            deadline_s=chat_limits.run_deadline_s,
+            cancel_grace_s=chat_limits.cancel_grace_s,
+            max_status_events=chat_limits.max_status_events,
+        ),
+    )
+    aiops = AiOpsUseCase(
+        chat=chat,
+        runs=runs,
+        engine=diagnosis,
+        toolbox=toolbox,
+        max_groups=chat_limits.max_aiops_groups,
+        evidence_budget_bytes=settings.backends.run_evidence_budget_bytes,
+        cancel_grace_s=chat_limits.cancel_grace_s,
+        max_status_events=chat_limits.max_status_events,
+    )
+    swept = await runs.sweep_interrupted(stale_after_s=settings.database.orphan_after_s)
+    if swept:
+        log.warning("finished %d interrupted run(s) left RUNNING by a dead worker", len(swept))
+    return Services(
         settings=settings,
         worker_id=worker_id,
         engine=engine,
+        http=http,
         runs=runs,
-        contexts=build_context_store(settings),
+        contexts=contexts,
+        tokens=tokens,
+        admission=Admission(capacity=chat_limits.max_workers),
+        diagnosis=diagnosis,
+        chat=chat,
+        aiops=aiops,
     )
-    return services
 
 
 async def close_services(services: Services) -> None:
-    for task in list(services.background):
+    """Cancel runs still in flight (they finish CANCELLED), then close clients and pools."""
+    active = list(services.chat.active)
+    for task in active:
         task.cancel()
+    if active:
+        await asyncio.wait(active, timeout=services.settings.chat.cancel_grace_s)
     await services.contexts.aclose()
+    await services.http.aclose()
     await services.engine.dispose()

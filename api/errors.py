@@ -7,6 +7,7 @@ with a fixed INTERNAL_ERROR body.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -68,7 +69,7 @@ def envelope(data: Any = None, *, code: str = "OK", message: str = "ok") -> dict
 
 
 def error_response(
-    status: int, code: str, message: str, data: Any = None, headers: dict[str, str] | None = None
+    status: int, code: str, message: str, data: Any = None, headers: Mapping[str, str] | None = None
 ) -> JSONResponse:
     return JSONResponse(envelope(data, code=code, message=message), status, headers=headers)
 
@@ -104,9 +105,7 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return error_response(
-            422, "VALIDATION_ERROR", "The request is invalid.", _validation_details(exc)
-        )
+        return error_response(422, "VALIDATION_ERROR", "The request is invalid.", _validation_details(exc))
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error on %s %s", request.method, request.url.path)

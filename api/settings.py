@@ -126,9 +126,7 @@ class ChatLimits(BaseModel):
 class Settings(BaseSettings):
     """Everything the service reads from `SUPERBIZ_*` environment variables."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="SUPERBIZ_", env_nested_delimiter="__", extra="ignore"
-    )
+    model_config = SettingsConfigDict(env_prefix="SUPERBIZ_", env_nested_delimiter="__", extra="ignore")
 
     host: str = "127.0.0.1"
     port: Annotated[int, Field(gt=0, lt=65_536)] = 8000

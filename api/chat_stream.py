@@ -1,0 +1,94 @@
+"""Maps one run's callbacks onto chat SSE frames and owns the connection's end of the run.
+
+The run belongs to a task of its own; this generator only reads a bounded queue. If the stream ends
+before `done` (disconnect, send timeout, send failure) it cancels exactly that run, shielded and bounded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.types import Receive, Scope, Send
+
+from api.chat_use_case import ChatUseCase, OpenedRun
+from api.sse import ChatProtocol, ProtocolViolation
+
+log = logging.getLogger("superbiz.sse")
+
+CLIENT_DISCONNECT = "CLIENT_DISCONNECT"
+
+
+class StreamEvents:
+    """`ChatEvents` backed by a bounded queue; statuses are bounded upstream, so it cannot overflow."""
+
+    def __init__(self, size: int) -> None:
+        self.queue: asyncio.Queue[tuple[str, tuple[Any, ...]]] = asyncio.Queue(maxsize=size)
+
+    def _put(self, kind: str, *data: Any) -> None:
+        try:
+            self.queue.put_nowait((kind, data))
+        except asyncio.QueueFull:  # only statuses can be dropped: terminal events have reserved room
+            log.warning("status event dropped: stream queue full")
+
+    async def on_status(self, code: str, message: str) -> None:
+        if self.queue.qsize() < self.queue.maxsize - 2:
+            self._put("status", code, message)
+
+    async def on_content(self, content_type: str, payload: dict[str, Any], outcome: str) -> None:
+        self._put("content", content_type, payload, outcome)
+
+    async def on_failure(self, code: str, message: str) -> None:
+        self._put("failure", code, message)
+
+
+def _frames(protocol: ChatProtocol, kind: str, data: tuple[Any, ...]) -> list[ServerSentEvent]:
+    if kind == "status":
+        return [protocol.status(*data)]
+    if kind == "content":
+        content_type, payload, outcome = data
+        return [protocol.content(content_type, payload), protocol.done(outcome)]
+    if kind == "failure":
+        return [protocol.failure(*data), protocol.done("FAILED")]
+    raise ProtocolViolation(f"unknown run event {kind!r}")
+
+
+async def chat_frames(
+    opened: OpenedRun, use_case: ChatUseCase, *, queue_size: int, cancel_grace_s: float
+) -> AsyncIterator[ServerSentEvent]:
+    """metadata → status* → content|failure → done, or a cancelled run when the client leaves."""
+    protocol = ChatProtocol()
+    events = StreamEvents(queue_size)
+    control = use_case.start(opened, events)
+    try:
+        yield protocol.metadata(opened.session_id, opened.run_id)
+        while not protocol.terminal:
+            kind, data = await events.queue.get()
+            try:
+                frames = _frames(protocol, kind, data)
+            except ProtocolViolation:
+                log.exception("run %s produced an out-of-protocol event", opened.run_id)
+                frames = protocol.fail_closed()
+            for frame in frames:
+                yield frame
+    finally:
+        if not protocol.terminal:
+            control.cancel(CLIENT_DISCONNECT)
+            await control.wait(cancel_grace_s)
+
+
+class AdmittedEventSourceResponse(EventSourceResponse):
+    """Releases the admission permit when the response ends, even if the generator never started."""
+
+    def __init__(self, *args: Any, on_close: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_close = on_close
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._on_close()

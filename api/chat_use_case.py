@@ -1,0 +1,198 @@
+"""The chat use case: session and run rows, multi-turn context, one graph run, its persisted outcome.
+
+The controller only validates, admits and maps these callbacks onto SSE; everything a run does, and
+the rule that content is released only after SemanticGuard, lives here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import anyio
+
+from api.engine import DiagnosisEngine
+from api.run_control import RunControl
+from api.run_recorder import RunRecorder
+from graph.runner import RunFailed, RunRequest, RunResult
+from persistence.runs import RunStore
+from persistence.sessions import SessionContextStore
+from persistence.tables import AgentFlow, RunOutcome, RunStatus
+
+log = logging.getLogger("superbiz.chat")
+
+FAILURE_MESSAGES = {
+    "RUN_TIMEOUT": "The diagnosis took too long and was stopped.",
+    "MODEL_UNAVAILABLE": "The model is busy; please retry shortly.",
+    "INTERNAL_ERROR": "The diagnosis could not be completed.",
+}
+
+
+class ChatEvents(Protocol):
+    """What a run reports to whoever streams it."""
+
+    async def on_status(self, code: str, message: str) -> None: ...
+    async def on_content(self, content_type: str, payload: dict[str, Any], outcome: str) -> None: ...
+    async def on_failure(self, code: str, message: str) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class OpenedRun:
+    session_id: str
+    run_id: str
+    query: str
+    flow: AgentFlow
+    services: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class RunTimings:
+    deadline_s: float
+    cancel_grace_s: float
+    max_status_events: int
+
+
+class ChatUseCase:
+    """Built once in the composition root and shared by every chat and AIOps run."""
+
+    def __init__(
+        self,
+        *,
+        runs: RunStore,
+        contexts: SessionContextStore,
+        engine: DiagnosisEngine,
+        timings: RunTimings,
+    ) -> None:
+        self._runs = runs
+        self._contexts = contexts
+        self._engine = engine
+        self._timings = timings
+        self.active: set[asyncio.Task[None]] = set()
+
+    async def open(
+        self,
+        *,
+        session_id: str | None,
+        query: str,
+        principal: str | None = None,
+        flow: AgentFlow = AgentFlow.CHAT,
+        services: list[str] | None = None,
+    ) -> OpenedRun:
+        """Ensure the session row and create the RUNNING run; nothing runs yet."""
+        effective = session_id or f"s-{uuid.uuid4().hex}"
+        await self._runs.ensure_session(session_id=effective, principal=principal)
+        run = await self._runs.create_run(session_id=effective, query=query, agent_flow=flow)
+        return OpenedRun(effective, run.run_id, query, flow, list(services or []))
+
+    def start(self, opened: OpenedRun, events: ChatEvents) -> RunControl:
+        """Run the graph in its own task; the returned control cancels exactly this run."""
+        control = RunControl(opened.run_id)
+        task = asyncio.create_task(self._execute(opened, events, control))
+        self.active.add(task)
+        task.add_done_callback(self.active.discard)
+        control.publish(task)
+        return control
+
+    async def _execute(self, opened: OpenedRun, events: ChatEvents, control: RunControl) -> None:
+        recorder = RunRecorder(
+            runs=self._runs,
+            run_id=opened.run_id,
+            status_sink=events.on_status,
+            max_status_events=self._timings.max_status_events,
+        )
+        history = await self._contexts.history(session_id=opened.session_id)
+        request = RunRequest(
+            run_id=opened.run_id,
+            session_id=opened.session_id,
+            query=opened.query,
+            history=list(history.turns),
+            flow=opened.flow.value,
+            services=opened.services,
+        )
+        handle = self._engine.start(request, observer=recorder)
+        try:
+            result = await handle.result()
+        except asyncio.CancelledError:
+            await self._finish_cancelled(opened, control, handle.partial_trace())
+            await handle.cancel(control.cancel_reason or "CANCELLED")
+            raise
+        except RunFailed as failure:
+            await self._finish_failed(opened, failure.code, handle.partial_trace(), events)
+            return
+        except Exception:
+            log.exception("run %s failed unexpectedly", opened.run_id)
+            await self._finish_failed(opened, "INTERNAL_ERROR", handle.partial_trace(), events)
+            return
+        await self._release(opened, result, history.degraded, events)
+
+    async def _release(
+        self, opened: OpenedRun, result: RunResult, history_degraded: bool, events: ChatEvents
+    ) -> None:
+        payload = result.content.get("payload", {})
+        evaluation = dict(result.self_evaluation)
+        evaluation["history_degraded"] = history_degraded
+        changed = await self._runs.finish_run(
+            run_id=opened.run_id,
+            status=RunStatus.SUCCESS,
+            outcome=RunOutcome(result.outcome),
+            answer=result.content,
+            answer_preview=_preview(payload),
+            content_type=str(result.content.get("content_type", "")),
+            route=result.route,
+            self_evaluation=evaluation,
+            orchestration_trace=result.trace,
+        )
+        if not changed:  # cancelled meanwhile: late content is discarded
+            return
+        await self._contexts.append_turn(session_id=opened.session_id, turn=_turn(opened, result))
+        await self._runs.record_message_pair(session_id=opened.session_id)
+        await events.on_content(str(result.content.get("content_type", "")), dict(payload), result.outcome)
+
+    async def _finish_failed(
+        self, opened: OpenedRun, code: str, trace: dict[str, Any] | None, events: ChatEvents
+    ) -> None:
+        public_code = code if code in FAILURE_MESSAGES else "INTERNAL_ERROR"
+        await self._runs.finish_run(
+            run_id=opened.run_id,
+            status=RunStatus.FAILED,
+            outcome=RunOutcome.FAILED,
+            failure_code=code,
+            orchestration_trace=trace,
+        )
+        await events.on_failure(public_code, FAILURE_MESSAGES[public_code])
+
+    async def _finish_cancelled(
+        self, opened: OpenedRun, control: RunControl, trace: dict[str, Any] | None
+    ) -> None:
+        # We are inside a cancelled task: only a shielded, bounded await can still write.
+        with anyio.CancelScope(shield=True), anyio.move_on_after(self._timings.cancel_grace_s):
+            await self._runs.finish_run(
+                run_id=opened.run_id,
+                status=RunStatus.CANCELLED,
+                cancel_reason=control.cancel_reason or "CANCELLED",
+                orchestration_trace=trace,
+            )
+
+
+def _preview(payload: Any) -> str:
+    if isinstance(payload, dict):
+        for key in ("summary", "text", "message"):
+            value = payload.get(key)
+            if isinstance(value, str) and value:
+                return value[:300]
+    return ""
+
+
+def _turn(opened: OpenedRun, result: RunResult) -> dict[str, Any]:
+    payload = result.content.get("payload", {})
+    root = payload.get("root_cause") if isinstance(payload, dict) else None
+    return {
+        "run_id": opened.run_id,
+        "query": opened.query[:500],
+        "summary": _preview(payload),
+        "root_cause_service": root.get("service") if isinstance(root, dict) else None,
+        "services": list(result.services) if hasattr(result, "services") else [],
+    }

@@ -1,0 +1,91 @@
+"""The diagnosis engine: the one compiled graph with its analysts and toolbox, started per run.
+
+Built once by the composition root (and by the evaluation harness), shared by every chat and AIOps
+run; each run gets a fresh evidence store and meter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from api.settings import Settings
+from graph.analysts.base import Analyst
+from graph.analysts.llm.analyst import build_llm_analyst
+from graph.analysts.llm.model import ModelConfig
+from graph.analysts.rules.analyst import RuleAnalyst
+from graph.build import build_graph
+from graph.context import GraphBudgets
+from graph.recorder import RunObserver
+from graph.runner import DiagnosisRunner, RunHandle, RunParts, RunRequest
+from tools.digest import build_digest
+from tools.evidence_store import RunEvidence
+from tools.toolbox import Toolbox
+
+
+@dataclass(frozen=True, slots=True)
+class DiagnosisEngine:
+    runner: DiagnosisRunner
+    analyst: Analyst
+    rules: Analyst
+    toolbox: Toolbox
+    budgets: GraphBudgets
+    evidence_budget_bytes: int
+
+    def start(self, request: RunRequest, *, observer: RunObserver) -> RunHandle:
+        """Start one run with its own evidence store."""
+        parts = RunParts(
+            analyst=self.analyst,
+            rules=self.rules,
+            toolbox=self.toolbox,
+            evidence=RunEvidence(budget_bytes=self.evidence_budget_bytes),
+            digest=build_digest,
+            budgets=self.budgets,
+        )
+        return self.runner.start(request, parts, observer)
+
+
+def model_config(settings: Settings) -> ModelConfig | None:
+    """The model boundary's configuration; None runs the rule-based analyst everywhere."""
+    model = settings.model
+    if not (model.base_url and model.name):
+        return None
+    return ModelConfig(
+        base_url=model.base_url,
+        model=model.name,
+        api_key=model.api_key.get_secret_value() if model.api_key else "unused",
+        timeout_s=model.timeout_s,
+        max_retries=model.max_retries,
+        temperature=model.temperature,
+        max_output_tokens=model.max_output_tokens,
+        max_concurrent_calls=model.max_concurrent_calls,
+    )
+
+
+def build_engine(settings: Settings, toolbox: Toolbox, *, use_model: bool = True) -> DiagnosisEngine:
+    """Compile the graph once and choose the analyst (LLM when configured, else rule-based)."""
+    limits = settings.chat
+    rules = RuleAnalyst()
+    config = model_config(settings) if use_model else None
+    analyst: Analyst = build_llm_analyst(config) if config is not None else rules
+    runner = DiagnosisRunner(
+        build_graph(node_timeout_s=limits.node_timeout_s),
+        recursion_limit=limits.recursion_limit,
+        max_status_events=limits.max_status_events,
+        max_trace_bytes=limits.max_trace_bytes,
+        cancel_grace_s=limits.cancel_grace_s,
+    )
+    budgets = GraphBudgets(
+        max_model_calls=limits.max_model_calls,
+        max_tool_calls=limits.max_tool_calls,
+        max_tokens=limits.max_tokens,
+        max_repairs=limits.max_repairs,
+        deadline_s=limits.run_deadline_s,
+    )
+    return DiagnosisEngine(
+        runner=runner,
+        analyst=analyst,
+        rules=rules,
+        toolbox=toolbox,
+        budgets=budgets,
+        evidence_budget_bytes=settings.backends.run_evidence_budget_bytes,
+    )

@@ -1,0 +1,85 @@
+"""`POST /api/ai_ops`: scan the active alerts and stream the AIOps report in legacy `message` frames."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import ValidationError
+from sse_starlette import EventSourceResponse, ServerSentEvent
+
+from api.aiops_use_case import aiops_frames
+from api.chat_stream import AdmittedEventSourceResponse
+from api.deps import PrincipalDep, ServicesDep
+from api.errors import ApiError, Unavailable
+from api.schemas import AiOpsRequest
+
+log = logging.getLogger("superbiz.aiops")
+router = APIRouter(tags=["aiops"])
+
+
+class InvalidBody(ApiError):
+    status_code = 422
+    code = "VALIDATION_ERROR"
+    message = "The request is invalid."
+
+
+async def _body(request: Request) -> AiOpsRequest:
+    raw = await request.body()
+    if not raw.strip():
+        return AiOpsRequest()
+    try:
+        return AiOpsRequest.model_validate(json.loads(raw))
+    except (json.JSONDecodeError, ValidationError):
+        raise InvalidBody() from None
+
+
+async def _as_sse(messages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[ServerSentEvent]:
+    async for message in messages:
+        yield ServerSentEvent(event="message", data=json.dumps(message, separators=(",", ":")))
+
+
+@router.post(
+    "/api/ai_ops",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {}}}},
+    openapi_extra={
+        "requestBody": {
+            "required": False,
+            "content": {"application/json": {"schema": AiOpsRequest.model_json_schema()}},
+        }
+    },
+)
+async def ai_ops(request: Request, services: ServicesDep, principal: PrincipalDep) -> EventSourceResponse:
+    """Body optional: `{sessionId?, services?, instruction?}`."""
+    body = await _body(request)
+    permit = services.admission.try_acquire()
+    if permit is None:
+        raise Unavailable()
+    try:
+        opened = await services.aiops.open(
+            session_id=body.session_id,
+            instruction=body.instruction,
+            services=body.services,
+            principal=principal,
+        )
+    except Exception:
+        permit.release()
+        log.exception("could not open an AIOps run")
+        raise Unavailable("The service cannot start a run right now.") from None
+    limits = services.settings.chat
+    frames = aiops_frames(
+        opened,
+        services.aiops,
+        cancel_grace_s=limits.cancel_grace_s,
+        queue_size=limits.max_aiops_groups + 4,
+    )
+    return AdmittedEventSourceResponse(
+        _as_sse(frames),
+        on_close=permit.release,
+        ping=limits.sse_ping_s,
+        send_timeout=limits.sse_send_timeout_s,
+    )

@@ -1,0 +1,57 @@
+"""`POST /api/chat`: validate, admit, open the run, stream it. Nothing else happens here."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import APIRouter
+from sse_starlette import EventSourceResponse
+
+from api.chat_stream import AdmittedEventSourceResponse, chat_frames
+from api.deps import PrincipalDep, ServicesDep
+from api.errors import ApiError, Unavailable
+from api.schemas import ChatRequest
+
+log = logging.getLogger("superbiz.chat")
+router = APIRouter(tags=["chat"])
+
+
+class QueryTooLong(ApiError):
+    status_code = 422
+    code = "QUERY_TOO_LONG"
+    message = "The query is too long."
+
+
+@router.post(
+    "/api/chat",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {}}}, 503: {"description": "busy"}},
+)
+async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep) -> EventSourceResponse:
+    """Stream one diagnosis run: metadata, statuses, one content or failure, done."""
+    limits = services.settings.chat
+    if len(body.query) > limits.max_query_chars:
+        raise QueryTooLong()
+    permit = services.admission.try_acquire()
+    if permit is None:
+        raise Unavailable()
+    try:
+        opened = await services.chat.open(session_id=body.session_id, query=body.query, principal=principal)
+    except Exception as error:
+        permit.release()
+        if isinstance(error, ApiError):
+            raise
+        log.exception("could not open a chat run")
+        raise Unavailable("The service cannot start a run right now.") from None
+    frames = chat_frames(
+        opened,
+        services.chat,
+        queue_size=limits.max_status_events + 4,
+        cancel_grace_s=limits.cancel_grace_s,
+    )
+    return AdmittedEventSourceResponse(
+        frames,
+        on_close=permit.release,
+        ping=limits.sse_ping_s,
+        send_timeout=limits.sse_send_timeout_s,
+    )
