@@ -116,8 +116,9 @@ class ChatUseCase:
         try:
             result = await handle.result()
         except asyncio.CancelledError:
-            await self._finish_cancelled(opened, control, handle.partial_trace())
+            # Cancel the graph first, so the partial trace says CANCELLED and holds only what ran.
             await handle.cancel(control.cancel_reason or "CANCELLED")
+            await self._finish_cancelled(opened, control, handle.partial_trace())
             raise
         except RunFailed as failure:
             await self._finish_failed(opened, failure.code, handle.partial_trace(), events)

@@ -120,7 +120,13 @@ async def _run_scenario(
     }
     content = result.content if result is not None else {}
     evaluation = result.self_evaluation if result is not None else {}
-    entry |= score_answer(scenario.expect, content, evaluation, max_confidence=scenario.max_confidence)
+    entry |= score_answer(
+        scenario.expect,
+        content,
+        evaluation,
+        max_confidence=scenario.max_confidence,
+        unavailable_sources=scenario.unavailable_sources,
+    )
     entry |= {
         "repairs": spent.repairs,
         "model_calls": spent.model_calls,

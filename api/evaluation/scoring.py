@@ -16,7 +16,7 @@ SUCCEEDED = frozenset({"OK", "EMPTY"})
 _FINDING_LABEL = re.compile(r"^finding (\d+)\b")
 
 
-def answer_text(content: Mapping[str, Any]) -> str:
+def answer_text(content: Mapping[str, Any], *, with_evidence: bool = True) -> str:
     """The released answer as a reader sees it; keywords are matched against this text."""
     payload = content.get("payload") or {}
     lines: list[str] = [str(payload.get("summary") or payload.get("text") or "")]
@@ -28,8 +28,9 @@ def answer_text(content: Mapping[str, Any]) -> str:
     lines += [f"ruled out: {r.get('service')}: {r.get('reason')}" for r in payload.get("ruled_out") or []]
     lines += [str(r.get("action", "")) for r in payload.get("recommendations") or []]
     lines += [str(q) for q in payload.get("open_questions") or []]
-    items = [*(payload.get("evidence") or []), *(payload.get("sources") or [])]
-    lines += [f"evidence {e.get('id')} [{e.get('source')}]: {e.get('title')}" for e in items]
+    if with_evidence:
+        items = evidence_items(payload)
+        lines += [f"evidence {e.get('id')} [{e.get('source')}]: {e.get('title')}" for e in items]
     return "\n".join(lines)
 
 
@@ -91,6 +92,7 @@ def score_answer(
     self_evaluation: Mapping[str, Any] | None,
     *,
     max_confidence: float | None = None,
+    unavailable_sources: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Every per-scenario figure of one released answer; a figure not asked for is None."""
     payload = content.get("payload") or {}
@@ -121,11 +123,21 @@ def score_answer(
         "unsupported_claims_released": len(unsupported) + _unsupported_root_cause(payload, self_evaluation),
         "expect_healthy": expected_healthy(expect),
         "healthy_correct": _healthy_correct(expected_healthy(expect), says_healthy, payload),
+        "unavailable_sources_reported": _reports_unavailable(content, unavailable_sources)
+        if unavailable_sources
+        else None,
         "confidence": confidence,
         "confidence_within_cap": (confidence is None or confidence <= max_confidence)
         if max_confidence is not None
         else None,
     }
+
+
+def _reports_unavailable(content: Mapping[str, Any], sources: Sequence[str]) -> bool:
+    """Each source is listed as failed evidence and named in the answer's own words."""
+    failed = set(sources_failed(content.get("payload") or {}))
+    narrative = answer_text(content, with_evidence=False).lower()
+    return all(source in failed and source.lower() in narrative for source in sources)
 
 
 def expected_healthy(expect: ScenarioExpectation) -> bool | None:
@@ -170,6 +182,9 @@ def totals(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "healthy_correct": sum(1 for e in healthy if e.get("healthy_correct")),
         "keywords_all_failed": sum(1 for e in entries if e.get("keywords_all_present") is False),
         "keywords_none_failed": sum(1 for e in entries if e.get("keywords_none_absent") is False),
+        "unavailable_sources_unreported": sum(
+            1 for e in entries if e.get("unavailable_sources_reported") is False
+        ),
         "evidence_sources_missed": sum(1 for e in entries if e.get("evidence_sources_hit") is False),
         "unsupported_claims_released": sum(int(e.get("unsupported_claims_released") or 0) for e in entries),
         "mean_guard_bound_share": round(sum(shares) / len(shares), 3) if shares else None,

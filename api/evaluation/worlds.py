@@ -71,7 +71,8 @@ class EvalScenario:
     `history` is prior conversation handed to the first run (`{query, summary, root_cause_service}`);
     `turns` are follow-up questions asked after `question` in the same session. The expectation is
     judged on the answer to the last question asked. `expect.max_confidence` (optional) bounds the
-    root-cause confidence, for worlds where a key source is missing.
+    root-cause confidence and `expect.unavailable_sources` (optional) names sources the answer must
+    report as unavailable, for worlds where a key source is missing.
     """
 
     id: str
@@ -80,6 +81,7 @@ class EvalScenario:
     history: list[dict[str, Any]] = field(default_factory=list)
     turns: list[str] = field(default_factory=list)
     max_confidence: float | None = None
+    unavailable_sources: list[str] = field(default_factory=list)
 
     @property
     def questions(self) -> list[str]:
@@ -104,6 +106,7 @@ def load_scenarios(world: World) -> list[EvalScenario]:
                 history=[dict(turn) for turn in extra.get("history") or []],
                 turns=[str(turn) for turn in extra.get("turns") or []],
                 max_confidence=float(cap) if cap is not None else None,
+                unavailable_sources=[str(s) for s in expect_raw.get("unavailable_sources") or []],
             )
         )
     return scenarios

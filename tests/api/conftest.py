@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -11,6 +13,9 @@ from fastapi import FastAPI
 
 from api.app import create_app
 from api.settings import Settings
+
+AppAndClient = tuple[FastAPI, httpx.AsyncClient]
+MakeClient = Callable[..., AbstractAsyncContextManager[AppAndClient]]
 
 
 @pytest.fixture
@@ -30,3 +35,21 @@ async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
         yield http
+
+
+@pytest.fixture
+def make_client(
+    tmp_path: Path,
+) -> Callable[..., AbstractAsyncContextManager[tuple[FastAPI, httpx.AsyncClient]]]:
+    """An app built from settings overrides (e.g. `chat={"max_tool_calls": 1}`), with its client."""
+
+    @asynccontextmanager
+    async def build(**overrides: Any) -> AsyncIterator[AppAndClient]:
+        settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'custom.db'}", **overrides)
+        application = create_app(settings)
+        async with application.router.lifespan_context(application):
+            transport = httpx.ASGITransport(app=application)
+            async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+                yield application, http
+
+    return build
