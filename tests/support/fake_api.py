@@ -281,12 +281,8 @@ def aiops_script(report: JsonObject | None = None) -> ChatScript:
 
     def script(session_id: str, run_id: str) -> list[str]:
         return [
-            frame(
-                "message", {"type": "metadata", "data": {"sessionId": session_id, "runId": run_id}}
-            ),
-            frame(
-                "message", {"type": "content", "data": "Scanning 3 firing alerts across 2 services"}
-            ),
+            frame("message", {"type": "metadata", "data": {"sessionId": session_id, "runId": run_id}}),
+            frame("message", {"type": "content", "data": "Scanning 3 firing alerts across 2 services"}),
             frame("message", {"type": "content", "data": report or demo_report()}),
             frame("message", {"type": "done"}),
         ]

@@ -1,0 +1,47 @@
+// The shapes of the typed payloads the server releases (DESIGN.md "Chat SSE protocol"). Pure
+// predicates: a payload that fails them is never rendered.
+
+export const isText = (value) => typeof value === "string";
+export const isId = (value) => isText(value) && value.trim() !== "" && value.length <= 200;
+export const isObject = (value) => value !== null && typeof value === "object" && !Array.isArray(value);
+export const hasExactKeys = (value, keys) =>
+  isObject(value) && Object.keys(value).length === keys.length && keys.every((key) => key in value);
+const isListOf = (value, check) => Array.isArray(value) && value.every(check);
+
+function isDiagnosisReport(p) {
+  const rootCause = p.root_cause;
+  return (
+    isText(p.summary) &&
+    typeof p.healthy === "boolean" &&
+    typeof p.degraded === "boolean" &&
+    (rootCause === null ||
+      (isObject(rootCause) && isText(rootCause.service) && isText(rootCause.category) &&
+        isText(rootCause.statement) && typeof rootCause.confidence === "number")) &&
+    isListOf(p.findings, (f) => isObject(f) && isText(f.statement) && isListOf(f.evidence_ids, isText)) &&
+    isListOf(p.evidence, (e) => isObject(e) && ["id", "source", "tool", "title", "status"].every((k) => isText(e[k]))) &&
+    isListOf(p.recommendations, (r) => isObject(r) && isText(r.action) && (r.runbook == null || isText(r.runbook))) &&
+    isListOf(p.open_questions, isText) &&
+    isListOf(p.ruled_out, (r) => isObject(r) && isText(r.service) && isText(r.reason))
+  );
+}
+
+function isAnswer(p) {
+  return (
+    isText(p.text) &&
+    typeof p.degraded === "boolean" &&
+    isListOf(p.sources, (s) => isObject(s) && isText(s.id) && isText(s.title))
+  );
+}
+
+/** True when `content` is `{content_type, payload}` of a type this page knows how to render. */
+export function isTypedContent(content) {
+  if (!hasExactKeys(content, ["content_type", "payload"]) || !isObject(content.payload)) return false;
+  if (content.content_type === "diagnosis_report") return isDiagnosisReport(content.payload);
+  if (content.content_type === "answer") return isAnswer(content.payload);
+  return false;
+}
+
+/** True when a bare payload (as the AIOps stream sends it) is a diagnosis report. */
+export function isReportPayload(payload) {
+  return isObject(payload) && isDiagnosisReport(payload);
+}

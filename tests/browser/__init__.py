@@ -1,0 +1,1 @@
+"""Browser tests: the bundled frontend driven in Debian's headless chromium."""

@@ -1,0 +1,102 @@
+"""Fixtures for browser tests: Debian's chromium (never a downloaded browser) and a live fake API.
+
+The browser and the uvicorn server live for the whole session on one event loop; each test gets a
+fresh browser context (empty sessionStorage) and a reset `FakeApi`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+import uvicorn
+from playwright.async_api import Browser, Page, async_playwright
+
+from tests.conftest import IN_CI
+from tests.support.fake_api import FakeApi, create_fake_api
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def free_port() -> int:
+    """A port nobody listens on right now (bind to 0, read it, close)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> Path:
+    """Debian's chromium; when it is missing, skip locally and fail in CI."""
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing: install Debian's chromium package"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    return CHROMIUM
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def browser(chromium_path: Path) -> AsyncIterator[Browser]:
+    """One headless chromium for the session; never a downloaded browser."""
+    async with async_playwright() as playwright:
+        launched = await playwright.chromium.launch(executable_path=str(chromium_path), args=CHROMIUM_ARGS)
+        yield launched
+        await launched.close()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def fake_server() -> AsyncIterator[tuple[FakeApi, str]]:
+    """The fake API on a real uvicorn server inside the session loop (STACK-NOTES §3.5)."""
+    fake = FakeApi()
+    port = free_port()
+    config = uvicorn.Config(create_fake_api(fake), host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    task = asyncio.create_task(server.serve())
+    while not server.started:
+        if task.done():
+            task.result()
+        await asyncio.sleep(0.01)
+    yield fake, f"http://127.0.0.1:{port}"
+    server.should_exit = True  # not handle_exit(): uvicorn would re-raise the signal into pytest
+    await asyncio.wait_for(task, 10)
+
+
+@pytest.fixture
+def fake(fake_server: tuple[FakeApi, str]) -> FakeApi:
+    """The fake API's state, reset for this test."""
+    fake_server[0].reset()
+    return fake_server[0]
+
+
+@pytest.fixture
+def base_url(fake_server: tuple[FakeApi, str]) -> str:
+    """Where the fake API (and the frontend) is served."""
+    return fake_server[1]
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def page(browser: Browser) -> AsyncIterator[Page]:
+    """A page in a fresh context; any uncaught page error fails the test."""
+    context = await browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = await context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    await context.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
