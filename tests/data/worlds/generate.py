@@ -151,9 +151,7 @@ def _logs(rng: np.random.Generator) -> list[dict[str, Any]]:
     ts = leak + 600
     while ts < end:
         depth = int(rng.integers(5000, 18000))
-        line(
-            ts, "ingest-api", "warn", f"publish to transcode-jobs delayed: backlog {depth} messages"
-        )
+        line(ts, "ingest-api", "warn", f"publish to transcode-jobs delayed: backlog {depth} messages")
         ts += float(rng.uniform(50, 100))
     return sorted(out, key=lambda entry: (entry["ts"], entry["service"], entry["message"]))
 
@@ -184,9 +182,7 @@ def write_world(target: Path = WORLD_DIR) -> None:
     target.mkdir(parents=True, exist_ok=True)
     (target / "world.yaml").write_text(_WORLD_YAML)
     (target / "scenarios.yaml").write_text(_SCENARIOS)
-    (target / "metrics.json").write_text(
-        json.dumps(_metrics(rng, grid), separators=(",", ":")) + "\n"
-    )
+    (target / "metrics.json").write_text(json.dumps(_metrics(rng, grid), separators=(",", ":")) + "\n")
     (target / "alerts.json").write_text(json.dumps(_alerts(), indent=1) + "\n")
     logs = _logs(rng)
     (target / "logs.jsonl").write_text("".join(json.dumps(entry) + "\n" for entry in logs))
