@@ -23,14 +23,14 @@ from tools.prometheus.fixture import PrometheusFixture
 from tools.runbooks import RunbookLibrary
 from tools.sql.client import SqlDatasources
 from tools.sql.fixture import SqliteWorldDatasources
-from tools.world import load_world
+from tools.world import World, load_world
 
 
 def world_sources(
-    world_dir: Path, *, cases: CaseSource | None = None, knowledge_dir: Path | None = None
+    world: World, *, cases: CaseSource | None = None, knowledge_dir: Path | None = None
 ) -> Sources:
-    """Every source served from one world directory; a file the world lacks is an absent source."""
-    world = load_world(world_dir)
+    """Every source served from one world; a file the world lacks is an absent (UNAVAILABLE) source,
+    not an empty success."""
     root = world.root
     docs = knowledge_dir or world.docs_dir
     return Sources(
@@ -51,9 +51,8 @@ def uses_world(settings: Settings) -> bool:
 def build_sources(settings: Settings, http: httpx.AsyncClient, *, cases: CaseSource | None) -> Sources:
     """The sources this process serves (see the module docstring for the rule)."""
     if uses_world(settings):
-        sources = world_sources(
-            settings.world_dir or DEMO_WORLD_DIR, cases=cases, knowledge_dir=settings.knowledge_dir
-        )
+        world = load_world(settings.world_dir or DEMO_WORLD_DIR)
+        sources = world_sources(world, cases=cases, knowledge_dir=settings.knowledge_dir)
     else:
         sources = _real_sources(settings, http, cases)
     if settings.backends.sql_datasources:

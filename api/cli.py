@@ -106,6 +106,10 @@ def build_parser() -> argparse.ArgumentParser:
     evidence.add_argument("--tool", required=True, help="e.g. list_alerts, query_logs, query_mysql")
     evidence.add_argument("--args", default="{}", help='tool arguments as JSON, e.g. {"service":"x"}')
     evidence.set_defaults(handler=_evidence)
+
+    from api.evaluation.cli import add_eval_commands
+
+    add_eval_commands(commands)
     return parser
 
 

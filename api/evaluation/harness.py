@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from api.backends import world_sources
 from api.evaluation.scoring import score_answer, totals
-from api.evaluation.worlds import EvalScenario, build_world_sources, load_scenarios
+from api.evaluation.worlds import EvalScenario, load_scenarios
 from graph.analysts.base import Analyst
 from graph.build import build_graph
 from graph.context import GraphBudgets
@@ -67,7 +68,7 @@ async def run_evaluation(
         world = load_world(world_dir)
         worlds.append(world.name)
         toolbox = Toolbox(
-            build_world_sources(world),
+            world_sources(world),
             setup.limits,
             EvidenceCache(ttl_s=setup.limits.cache_ttl_s, capacity=setup.limits.cache_capacity),
         )

@@ -12,14 +12,9 @@ from typing import Any
 
 import yaml
 
-from tools.alertmanager.fixture import AlertmanagerFixture
-from tools.base import Sources
+from api.backends import world_sources
 from tools.evidence_store import EvidenceCache
 from tools.limits import ToolLimits
-from tools.loki.fixture import LokiFixture
-from tools.prometheus.fixture import PrometheusFixture
-from tools.runbooks import RunbookLibrary
-from tools.sql.fixture import SqliteWorldDatasources
 from tools.toolbox import Toolbox
 from tools.world import ScenarioExpectation, World, load_world
 
@@ -27,24 +22,11 @@ from tools.world import ScenarioExpectation, World, load_world
 _WORLD_MARKERS = ("world.yaml", "scenarios.yaml", "alerts.json", "metrics.json", "logs.jsonl")
 
 
-def build_world_sources(world: World) -> Sources:
-    """Fixture sources for a loaded world; a file the world lacks leaves that source unconfigured,
-    so tools answer "not configured" (unavailable evidence) rather than an empty success."""
-    root = world.root
-    return Sources(
-        alerts=AlertmanagerFixture(world) if (root / "alerts.json").is_file() else None,
-        metrics=PrometheusFixture(world) if (root / "metrics.json").is_file() else None,
-        logs=LokiFixture(world) if (root / "logs.jsonl").is_file() else None,
-        sql=SqliteWorldDatasources(root / "sql") if world.sql_scripts else None,
-        knowledge=RunbookLibrary(root / "docs") if world.docs else None,
-    )
-
-
 def build_world_toolbox(world_dir: Path, limits: ToolLimits) -> Toolbox:
     """A toolbox answering every evidence tool from the world in `world_dir`."""
     world = load_world(world_dir)
     cache = EvidenceCache(ttl_s=limits.cache_ttl_s, capacity=limits.cache_capacity)
-    return Toolbox(build_world_sources(world), limits, cache)
+    return Toolbox(world_sources(world), limits, cache)
 
 
 def is_world(directory: Path) -> bool:
