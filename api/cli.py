@@ -89,6 +89,24 @@ def _evidence(args: argparse.Namespace) -> int:
     return 0
 
 
+def _demo(args: argparse.Namespace) -> int:
+    from api.demo import run_demo
+
+    try:
+        return run_demo(args.url.rstrip("/"), token=args.token)
+    except httpx_errors() as error:
+        sys.stderr.write(
+            f"superbiz demo: the server at {args.url} did not answer as expected ({type(error).__name__})\n"
+        )
+        return 1
+
+
+def httpx_errors() -> tuple[type[Exception], ...]:
+    import httpx
+
+    return (httpx.HTTPError, KeyError, ValueError)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="superbiz", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -106,6 +124,11 @@ def build_parser() -> argparse.ArgumentParser:
     evidence.add_argument("--tool", required=True, help="e.g. list_alerts, query_logs, query_mysql")
     evidence.add_argument("--args", default="{}", help='tool arguments as JSON, e.g. {"service":"x"}')
     evidence.set_defaults(handler=_evidence)
+
+    demo = commands.add_parser("demo", help="drive a running server: two chat turns, AIOps, traces")
+    demo.add_argument("--url", default="http://127.0.0.1:8000", help="the running server")
+    demo.add_argument("--token", help="bearer token, when the server requires one")
+    demo.set_defaults(handler=_demo)
 
     from api.evaluation.cli import add_eval_commands
 
