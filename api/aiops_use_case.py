@@ -150,6 +150,7 @@ class AiOpsUseCase:
             run_id=opened.run_id,
             status_sink=no_status,
             max_status_events=self._max_status,
+            metrics=self._chat.metrics,
         )
         results: list[tuple[AlertGroupRef, RunResult | None]] = []
         try:

@@ -9,11 +9,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.types import Receive, Scope, Send
 
+if TYPE_CHECKING:
+    from api.composition import Services
+
+from api.admission import Permit
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.sse import ChatProtocol, ProtocolViolation
 
@@ -78,6 +82,17 @@ async def chat_frames(
         if not protocol.terminal:
             control.cancel(CLIENT_DISCONNECT)
             await control.wait(cancel_grace_s)
+
+
+def stream_closer(services: Services, permit: Permit) -> Callable[[], None]:
+    """Count the stream as open now; the returned callback closes it and releases its permit."""
+    services.metrics.active_streams.inc()
+
+    def close() -> None:
+        services.metrics.active_streams.dec()
+        permit.release()
+
+    return close
 
 
 class AdmittedEventSourceResponse(EventSourceResponse):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -15,6 +16,9 @@ from typing import Any, Protocol
 import anyio
 
 from api.engine import DiagnosisEngine
+from api.errors import NotFound
+from api.logs import current_run, current_session
+from api.metrics import ServiceMetrics
 from api.run_control import RunControl
 from api.run_recorder import RunRecorder
 from graph.runner import RunFailed, RunRequest, RunResult
@@ -65,7 +69,9 @@ class ChatUseCase:
         contexts: SessionContextStore,
         engine: DiagnosisEngine,
         timings: RunTimings,
+        metrics: ServiceMetrics,
     ) -> None:
+        self.metrics = metrics
         self._runs = runs
         self._contexts = contexts
         self._engine = engine
@@ -83,7 +89,10 @@ class ChatUseCase:
     ) -> OpenedRun:
         """Ensure the session row and create the RUNNING run; nothing runs yet."""
         effective = session_id or f"s-{uuid.uuid4().hex}"
-        await self._runs.ensure_session(session_id=effective, principal=principal)
+        session = await self._runs.ensure_session(session_id=effective, principal=principal)
+        if session.principal != principal:
+            # Another principal's session is answered exactly like a missing one.
+            raise NotFound("Session not found.")
         run = await self._runs.create_run(session_id=effective, query=query, agent_flow=flow)
         return OpenedRun(effective, run.run_id, query, flow, list(services or []))
 
@@ -97,11 +106,21 @@ class ChatUseCase:
         return control
 
     async def _execute(self, opened: OpenedRun, events: ChatEvents, control: RunControl) -> None:
+        current_session.set(opened.session_id)  # this task's own context: logs carry the ids
+        current_run.set(opened.run_id)
+        started = time.monotonic()
+        try:
+            await self._execute_run(opened, events, control)
+        finally:
+            self.metrics.run_latency.labels(opened.flow.value).observe(time.monotonic() - started)
+
+    async def _execute_run(self, opened: OpenedRun, events: ChatEvents, control: RunControl) -> None:
         recorder = RunRecorder(
             runs=self._runs,
             run_id=opened.run_id,
             status_sink=events.on_status,
             max_status_events=self._timings.max_status_events,
+            metrics=self.metrics,
         )
         history = await self._contexts.history(session_id=opened.session_id)
         request = RunRequest(
@@ -148,6 +167,9 @@ class ChatUseCase:
         )
         if not changed:  # cancelled meanwhile: late content is discarded
             return
+        self.metrics.runs.labels(opened.flow.value, "SUCCESS", result.outcome).inc()
+        self.metrics.model_calls.inc(result.model_calls)
+        self.metrics.model_tokens.inc(result.tokens)
         await self._contexts.append_turn(session_id=opened.session_id, turn=_turn(opened, result))
         await self._runs.record_message_pair(session_id=opened.session_id)
         await events.on_content(str(result.content.get("content_type", "")), dict(payload), result.outcome)
@@ -163,6 +185,7 @@ class ChatUseCase:
             failure_code=code,
             orchestration_trace=trace,
         )
+        self.metrics.runs.labels(opened.flow.value, "FAILED", "FAILED").inc()
         await events.on_failure(public_code, FAILURE_MESSAGES[public_code])
 
     async def _finish_cancelled(
@@ -176,6 +199,7 @@ class ChatUseCase:
                 cancel_reason=control.cancel_reason or "CANCELLED",
                 orchestration_trace=trace,
             )
+        self.metrics.runs.labels(opened.flow.value, "CANCELLED", "NONE").inc()
 
 
 def _preview(payload: Any) -> str:

@@ -31,8 +31,10 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from api.app import create_app
+    from api.logs import configure_logging
 
     settings = load_settings()
+    configure_logging(settings.log_level)
     host = args.host or settings.host
     port = args.port or settings.port
     if settings.api_tokens is None and host not in ("127.0.0.1", "localhost", "::1"):
@@ -47,6 +49,7 @@ def _serve(args: argparse.Namespace) -> int:
         host=host,
         port=port,
         log_level=settings.log_level.lower(),
+        log_config=None,  # keep our JSON logging
         timeout_graceful_shutdown=10,
     )
     return 0

@@ -23,6 +23,7 @@ from api.auth import TokenTable
 from api.backends import build_sources
 from api.chat_use_case import ChatUseCase, RunTimings
 from api.engine import DiagnosisEngine, build_engine
+from api.metrics import ServiceMetrics
 from api.settings import Settings
 from persistence.db import make_engine, make_sessionmaker, upgrade_head
 from persistence.runs import RunStore
@@ -54,6 +55,7 @@ class Services:
     diagnosis: DiagnosisEngine
     chat: ChatUseCase
     aiops: AiOpsUseCase
+    metrics: ServiceMetrics
 
     async def database_ready(self) -> tuple[bool, str]:
         try:
@@ -117,7 +119,9 @@ async def build_services(settings: Settings) -> Services:
     diagnosis = build_engine(settings, toolbox)
     contexts = build_context_store(settings)
     chat_limits = settings.chat
+    metrics = ServiceMetrics()
     chat = ChatUseCase(
+        metrics=metrics,
         runs=runs,
         contexts=contexts,
         engine=diagnosis,
@@ -152,6 +156,7 @@ async def build_services(settings: Settings) -> Services:
         diagnosis=diagnosis,
         chat=chat,
         aiops=aiops,
+        metrics=metrics,
     )
 
 

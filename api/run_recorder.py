@@ -7,6 +7,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from api.metrics import ServiceMetrics
 from persistence.runs import RunStore
 from tools.base import Evidence
 
@@ -20,8 +21,15 @@ class RunRecorder:
     """Implements `graph.recorder.RunObserver` for one run; never lets a write failure stop the run."""
 
     def __init__(
-        self, *, runs: RunStore, run_id: str, status_sink: StatusSink, max_status_events: int
+        self,
+        *,
+        runs: RunStore,
+        run_id: str,
+        status_sink: StatusSink,
+        max_status_events: int,
+        metrics: ServiceMetrics,
     ) -> None:
+        self._metrics = metrics
         self._runs = runs
         self.run_id = run_id
         self._status_sink = status_sink
@@ -44,6 +52,7 @@ class RunRecorder:
 
     async def on_tool(self, evidence: Evidence, args: Mapping[str, Any]) -> None:
         self.tool_calls += 1
+        self._metrics.tool_calls.labels(evidence.tool, evidence.status.value).inc()
         await self._runs.append_tool_invocation(
             run_id=self.run_id,
             tool=evidence.tool,

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.aiops_use_case import aiops_frames
-from api.chat_stream import AdmittedEventSourceResponse
+from api.chat_stream import AdmittedEventSourceResponse, stream_closer
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import ApiError, Unavailable
 from api.schemas import AiOpsRequest
@@ -58,6 +58,7 @@ async def ai_ops(request: Request, services: ServicesDep, principal: PrincipalDe
     body = await _body(request)
     permit = services.admission.try_acquire()
     if permit is None:
+        services.metrics.admission_rejections.inc()
         raise Unavailable()
     try:
         opened = await services.aiops.open(
@@ -79,7 +80,7 @@ async def ai_ops(request: Request, services: ServicesDep, principal: PrincipalDe
     )
     return AdmittedEventSourceResponse(
         _as_sse(frames),
-        on_close=permit.release,
+        on_close=stream_closer(services, permit),
         ping=limits.sse_ping_s,
         send_timeout=limits.sse_send_timeout_s,
     )

@@ -7,7 +7,7 @@ import logging
 from fastapi import APIRouter
 from sse_starlette import EventSourceResponse
 
-from api.chat_stream import AdmittedEventSourceResponse, chat_frames
+from api.chat_stream import AdmittedEventSourceResponse, chat_frames, stream_closer
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import ApiError, Unavailable
 from api.schemas import ChatRequest
@@ -34,6 +34,7 @@ async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep
         raise QueryTooLong()
     permit = services.admission.try_acquire()
     if permit is None:
+        services.metrics.admission_rejections.inc()
         raise Unavailable()
     try:
         opened = await services.chat.open(session_id=body.session_id, query=body.query, principal=principal)
@@ -51,7 +52,7 @@ async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep
     )
     return AdmittedEventSourceResponse(
         frames,
-        on_close=permit.release,
+        on_close=stream_closer(services, permit),
         ping=limits.sse_ping_s,
         send_timeout=limits.sse_send_timeout_s,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from api.deps import ServicesDep
 from api.errors import envelope
@@ -38,3 +38,9 @@ async def readyz(services: ServicesDep) -> JSONResponse:
         message="ready" if ready else "a required dependency is unavailable",
     )
     return JSONResponse(body, status_code=200 if ready else 503)
+
+
+@router.get("/metrics", response_class=Response)
+async def metrics(services: ServicesDep) -> Response:
+    """The service's own metrics in the Prometheus text format."""
+    return Response(services.metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
