@@ -1,0 +1,170 @@
+"""Engines, sessions and schema migrations of the application database.
+
+Nothing is built at import: the composition root calls `make_engine` / `make_sessionmaker`, and
+`upgrade_head` (synchronous; run it with `asyncio.to_thread`) before serving.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from persistence import tables
+
+# Any constant works as long as every worker uses the same one: it names "the schema migration".
+_MIGRATION_LOCK_KEY = 0x5B12_A6E7
+SQLITE_BUSY_TIMEOUT_MS = 5_000
+
+
+def make_engine(
+    url: str, *, pool_size: int = 10, max_overflow: int = 10, pool_timeout_s: float = 5.0
+) -> AsyncEngine:
+    """An async engine for `sqlite+aiosqlite://` or `postgresql+psycopg://` URLs."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        _ensure_sqlite_directory(parsed)
+        engine = create_async_engine(parsed)
+        sa.event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_async_engine(
+        parsed,
+        pool_size=pool_size,
+        max_overflow=max_overflow,
+        pool_timeout=pool_timeout_s,
+        pool_pre_ping=True,
+    )
+
+
+def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    """Sessions that keep attributes loaded after commit (records are built after it)."""
+    return async_sessionmaker(engine, class_=AsyncSession, expire_on_commit=False)
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")  # SQLite ignores foreign keys otherwise
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.close()
+
+
+def _ensure_sqlite_directory(url: URL) -> None:
+    database = url.database or ""
+    if database and database != ":memory:" and not database.startswith("file:"):
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+
+
+# --- migrations ----------------------------------------------------------------------------------
+
+
+def sync_url(url: str) -> URL:
+    """The synchronous twin of an application URL (psycopg does both; aiosqlite -> pysqlite)."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        return parsed.set(drivername="sqlite")
+    return parsed
+
+
+def _alembic_config(url: URL) -> Config:
+    config = Config()
+    script_location = importlib.resources.files("migrations")
+    config.set_main_option("script_location", str(script_location))
+    # ConfigParser interpolates '%': a percent-encoded password would otherwise break it.
+    rendered = url.render_as_string(hide_password=False).replace("%", "%%")
+    config.set_main_option("sqlalchemy.url", rendered)
+    return config
+
+
+@contextmanager
+def _migration_connection(url: str) -> Iterator[tuple[Config, Connection]]:
+    """A connection holding the migration lock on PostgreSQL, with an Alembic config bound to it.
+
+    No SQLite pragmas here on purpose: with foreign_keys=ON, batch mode's table copy-and-drop
+    would cascade-delete child rows.
+    """
+    parsed = sync_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        _ensure_sqlite_directory(parsed)
+    engine = sa.create_engine(parsed, poolclass=sa.pool.NullPool)
+    try:
+        with engine.connect() as connection:
+            locked = connection.dialect.name == "postgresql"
+            if locked:
+                # Session-level lock: two workers starting at once migrate one after the other.
+                connection.execute(sa.select(sa.func.pg_advisory_lock(_MIGRATION_LOCK_KEY)))
+                connection.commit()
+            config = _alembic_config(parsed)
+            config.attributes["connection"] = connection
+            try:
+                yield config, connection
+                connection.commit()
+            finally:
+                if locked:
+                    connection.rollback()
+                    connection.execute(sa.select(sa.func.pg_advisory_unlock(_MIGRATION_LOCK_KEY)))
+                    connection.commit()
+    finally:
+        engine.dispose()
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Migrate the database at `url` up to `revision`."""
+    with _migration_connection(url) as (config, _connection):
+        command.upgrade(config, revision)
+
+
+def upgrade_head(url: str) -> None:
+    """Migrate the database at `url` to the newest revision (safe when several workers race)."""
+    upgrade(url, "head")
+
+
+def downgrade(url: str, revision: str) -> None:
+    """Migrate the database at `url` down to `revision` (`base` removes every table)."""
+    with _migration_connection(url) as (config, _connection):
+        command.downgrade(config, revision)
+
+
+def current_revision(url: str) -> str | None:
+    """The revision the database at `url` is at, or None when it was never migrated."""
+    with _migration_connection(url) as (_config, connection):
+        return MigrationContext.configure(connection).get_current_revision()
+
+
+def head_revision() -> str:
+    """The newest revision shipped with the code."""
+    config = _alembic_config(make_url("sqlite://"))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    if head is None:
+        raise RuntimeError("no migration revisions are shipped")
+    return head
+
+
+def check_drift(url: str) -> list[str]:
+    """Differences between the tables in code and the database at `url`; empty means none.
+
+    A database that is not at the head revision is reported as drift too.
+    """
+    with _migration_connection(url) as (_config, connection):
+        context = MigrationContext.configure(
+            connection,
+            opts={"compare_type": True, "render_as_batch": connection.dialect.name == "sqlite"},
+        )
+        problems: list[str] = []
+        current = context.get_current_revision()
+        if current != head_revision():
+            problems.append(f"database at revision {current}, code at {head_revision()}")
+        problems.extend(repr(diff) for diff in compare_metadata(context, tables.metadata))
+        return problems

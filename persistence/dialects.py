@@ -1,0 +1,14 @@
+"""The few statements whose spelling differs between SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+
+def insert_for(db: AsyncSession) -> Callable[..., Any]:
+    """The dialect's INSERT; both offer `on_conflict_do_nothing(index_elements=...)`."""
+    return postgresql.insert if db.get_bind().dialect.name == "postgresql" else sqlite.insert

@@ -1,0 +1,393 @@
+"""`RunStore`: the only code that reads or writes sessions, runs, steps, tool calls and cases.
+
+Every method takes keyword arguments, owns its transaction and returns plain records.
+Writes that race (session creation, step numbering, finishing) are single conditional statements,
+so two workers sharing one database cannot double-create or overwrite each other.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from persistence import records
+from persistence.cases import CaseLibraryStore
+from persistence.dialects import insert_for
+from persistence.records import (
+    CaseRecord,
+    RunNotFound,
+    RunSummary,
+    RunTrace,
+    SessionInfo,
+    SessionNotFound,
+    bounded,
+)
+from persistence.tables import (
+    ID_CHARS,
+    PREVIEW_CHARS,
+    SUMMARY_CHARS,
+    AgentFlow,
+    AgentStep,
+    ChatSession,
+    DiagnosisRun,
+    RunOutcome,
+    RunStatus,
+    ToolInvocation,
+    utcnow,
+)
+from tools.base import PastCase
+
+INTERRUPTED = "INTERRUPTED"
+_SEQ_RETRIES = 8  # concurrent appends to one run on PostgreSQL may pick the same seq; retry
+_RUNS = cast(sa.Table, DiagnosisRun.__table__)  # type: ignore[attr-defined]
+_STEPS = cast(sa.Table, AgentStep.__table__)  # type: ignore[attr-defined]
+_TOOLS = cast(sa.Table, ToolInvocation.__table__)  # type: ignore[attr-defined]
+
+
+class RunStore:
+    """Sessions, runs and their trace rows in the application database."""
+
+    def __init__(
+        self,
+        sessions: async_sessionmaker[AsyncSession],
+        *,
+        worker_id: str,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self._sessions = sessions
+        self.worker_id = worker_id
+        self._clock = clock
+        self._cases = CaseLibraryStore(sessions, clock=clock)
+
+    # --- sessions --------------------------------------------------------------------------------
+
+    async def ensure_session(self, *, session_id: str, principal: str | None = None) -> SessionInfo:
+        """Create the session row unless it exists; safe when many requests race on one id."""
+        if not session_id or len(session_id) > ID_CHARS:
+            raise ValueError(f"session id must be 1..{ID_CHARS} characters")
+        now = self._clock()
+        async with self._sessions() as db:
+            insert = insert_for(db)(ChatSession).values(
+                session_id=session_id,
+                principal=principal,
+                status="ACTIVE",
+                message_pair_count=0,
+                created_at=now,
+                last_active_at=now,
+            )
+            await db.exec(insert.on_conflict_do_nothing(index_elements=["session_id"]))
+            await db.commit()
+            row = await _session_row(db, session_id)
+        if row is None:  # only if it was deleted in between
+            raise SessionNotFound(session_id)
+        return records.session_info(row)
+
+    async def get_session(self, *, session_id: str) -> SessionInfo | None:
+        """The session's metadata, or None when unknown."""
+        async with self._sessions() as db:
+            row = await _session_row(db, session_id)
+        return None if row is None else records.session_info(row)
+
+    async def record_message_pair(self, *, session_id: str) -> bool:
+        """Count one question/answer pair and mark the session active now; False if unknown."""
+        update = (
+            sa.update(ChatSession)
+            .where(col(ChatSession.session_id) == session_id)
+            .values(
+                message_pair_count=col(ChatSession.message_pair_count) + 1,
+                last_active_at=self._clock(),
+            )
+        )
+        return await self._write(update) == 1
+
+    # --- run lifecycle ---------------------------------------------------------------------------
+
+    async def create_run(
+        self, *, session_id: str, query: str, agent_flow: AgentFlow = AgentFlow.CHAT
+    ) -> RunSummary:
+        """A new RUNNING run owned by this worker; the session must exist (`ensure_session`)."""
+        now = self._clock()
+        row = DiagnosisRun(
+            run_id=f"run-{uuid.uuid4().hex}",
+            session_id=session_id,
+            agent_flow=agent_flow.value,
+            query=query,
+            status=RunStatus.RUNNING.value,
+            owner=self.worker_id,
+            heartbeat_at=now,
+            created_at=now,
+            updated_at=now,
+        )
+        async with self._sessions() as db:
+            db.add(row)
+            try:
+                await db.commit()
+            except IntegrityError as error:  # foreign key: no such session
+                raise SessionNotFound(session_id) from error
+        return records.run_summary(row)
+
+    async def append_step(
+        self,
+        *,
+        run_id: str,
+        node: str,
+        status: str,
+        summary: str = "",
+        duration_ms: float = 0.0,
+        started_at: datetime | None = None,
+    ) -> int | None:
+        """Store one graph step; its seq, or None when the run is unknown or already finished."""
+        values = {
+            "node": bounded(node, 64),
+            "status": bounded(status, 32),
+            "summary": bounded(summary, SUMMARY_CHARS),
+            "duration_ms": float(duration_ms),
+            "started_at": started_at or self._clock(),
+        }
+        return await self._append(_STEPS, run_id=run_id, values=values)
+
+    async def append_tool_invocation(
+        self,
+        *,
+        run_id: str,
+        tool: str,
+        status: str,
+        evidence_id: str | None = None,
+        args_summary: str = "",
+        result_summary: str = "",
+        bytes: int = 0,
+        duration_ms: float = 0.0,
+    ) -> int | None:
+        """Store one tool call; its seq, or None when the run is unknown or already finished."""
+        values = {
+            "tool": bounded(tool, 64),
+            "status": bounded(status, 32),
+            "evidence_id": None if evidence_id is None else bounded(evidence_id, 64),
+            "args_summary": bounded(args_summary, SUMMARY_CHARS),
+            "result_summary": bounded(result_summary, SUMMARY_CHARS),
+            "bytes": int(bytes),
+            "duration_ms": float(duration_ms),
+            "created_at": self._clock(),
+        }
+        return await self._append(_TOOLS, run_id=run_id, values=values)
+
+    async def heartbeat(self, *, run_id: str) -> bool:
+        """Mark a RUNNING run as alive now; False when it is unknown or finished."""
+        now = self._clock()
+        update = (
+            sa.update(DiagnosisRun)
+            .where(col(DiagnosisRun.run_id) == run_id, _is_running())
+            .values(heartbeat_at=now, updated_at=now)
+        )
+        return await self._write(update) == 1
+
+    async def finish_run(
+        self,
+        *,
+        run_id: str,
+        status: RunStatus,
+        outcome: RunOutcome | None = None,
+        answer: Any = None,
+        answer_preview: str | None = None,
+        content_type: str | None = None,
+        route: str | None = None,
+        self_evaluation: Mapping[str, Any] | None = None,
+        orchestration_trace: Mapping[str, Any] | None = None,
+        failure_code: str | None = None,
+        cancel_reason: str | None = None,
+    ) -> bool:
+        """Finish a RUNNING run once; False (nothing changed) when unknown or already finished.
+
+        `answer` is the released payload (JSON-serialisable). Counts come from this run's rows only.
+        """
+        if status is RunStatus.RUNNING:
+            raise ValueError("a run is finished with a terminal status")
+        values: dict[str, Any] = {
+            "status": status.value,
+            "outcome": None if outcome is None else outcome.value,
+            "answer": None if answer is None else json.dumps(answer, ensure_ascii=False),
+            "answer_preview": None if answer_preview is None else bounded(answer_preview, PREVIEW_CHARS),
+            "content_type": content_type,
+            "route": route,
+            # fresh dicts: JSON columns are replaced, never mutated in place
+            "self_evaluation": None if self_evaluation is None else dict(self_evaluation),
+            "orchestration_trace": None if orchestration_trace is None else dict(orchestration_trace),
+            "failure_code": failure_code,
+            "cancel_reason": cancel_reason,
+        }
+        update = sa.update(DiagnosisRun).where(col(DiagnosisRun.run_id) == run_id, _is_running())
+        return await self._write(update.values(**values, **self._closing_values())) == 1
+
+    async def sweep_interrupted(self, *, stale_after_s: float, live_owner: str | None = None) -> list[str]:
+        """Finish as FAILED/INTERRUPTED the RUNNING runs whose heartbeat is older than
+        `stale_after_s`, except those of `live_owner` (default: this worker). Returns their ids.
+        """
+        keep = self.worker_id if live_owner is None else live_owner
+        cutoff = self._clock() - timedelta(seconds=stale_after_s)
+        update = (
+            sa.update(DiagnosisRun)
+            .where(
+                _is_running(),
+                col(DiagnosisRun.heartbeat_at) < cutoff,
+                sa.or_(col(DiagnosisRun.owner).is_(None), col(DiagnosisRun.owner) != keep),
+            )
+            .values(
+                status=RunStatus.FAILED.value,
+                outcome=RunOutcome.FAILED.value,
+                failure_code=INTERRUPTED,
+                **self._closing_values(),
+            )
+            .returning(col(DiagnosisRun.run_id))
+        )
+        async with self._sessions() as db:
+            swept = list((await db.exec(update)).scalars())
+            await db.commit()
+        return sorted(swept)
+
+    # --- reading ---------------------------------------------------------------------------------
+
+    async def list_runs(self, *, session_id: str, limit: int = 200) -> list[RunSummary]:
+        """The session's runs, newest first; [] without runs; `SessionNotFound` if unknown."""
+        async with self._sessions() as db:
+            if await _session_row(db, session_id) is None:
+                raise SessionNotFound(session_id)
+            query = (
+                select(DiagnosisRun)
+                .where(col(DiagnosisRun.session_id) == session_id)
+                .order_by(col(DiagnosisRun.created_at).desc(), col(DiagnosisRun.id).desc())
+                .limit(limit)
+            )
+            rows = list((await db.exec(query)).all())
+        return [records.run_summary(row) for row in rows]
+
+    async def load_trace(self, *, session_id: str, run_id: str) -> RunTrace:
+        """One run of one session with its steps and tool calls; else `RunNotFound`."""
+        async with self._sessions() as db:
+            run = await _run_row(db, session_id=session_id, run_id=run_id)
+            session = await _session_row(db, session_id)
+            if run is None or session is None:
+                raise RunNotFound(run_id)
+            steps = await db.exec(
+                select(AgentStep).where(col(AgentStep.run_id) == run_id).order_by(col(AgentStep.seq))
+            )
+            tools = await db.exec(
+                select(ToolInvocation)
+                .where(col(ToolInvocation.run_id) == run_id)
+                .order_by(col(ToolInvocation.seq))
+            )
+            return records.run_trace(session, run, list(steps.all()), list(tools.all()))
+
+    # --- feedback and cases ----------------------------------------------------------------------
+
+    async def bind_feedback(
+        self, *, session_id: str, run_id: str, useful: bool, comment: str | None = None
+    ) -> dict[str, Any]:
+        """Store feedback on a run of this session (replacing earlier feedback); `RunNotFound`
+        (and nothing changed) when the run is not this session's."""
+        feedback = {
+            "useful": useful,
+            "comment": None if comment is None else bounded(comment, SUMMARY_CHARS),
+            "at": self._clock().isoformat(),
+        }
+        update = (
+            sa.update(DiagnosisRun)
+            .where(col(DiagnosisRun.run_id) == run_id, col(DiagnosisRun.session_id) == session_id)
+            .values(feedback=feedback, updated_at=self._clock())
+        )
+        if await self._write(update) != 1:
+            raise RunNotFound(run_id)
+        return feedback
+
+    async def create_or_reuse_case(
+        self, *, run_id: str, root_cause_service: str | None = None, category: str | None = None
+    ) -> CaseRecord | None:
+        """The case of this run; see `CaseLibraryStore.create_or_reuse_case`."""
+        return await self._cases.create_or_reuse_case(
+            run_id=run_id, root_cause_service=root_cause_service, category=category
+        )
+
+    async def similar_cases(self, *, query: str, limit: int) -> list[PastCase]:
+        """Past cases sharing words with `query`, best first (satisfies `tools.base.CaseSource`)."""
+        return await self._cases.similar_cases(query=query, limit=limit)
+
+    # --- internals -------------------------------------------------------------------------------
+
+    def _closing_values(self) -> dict[str, Any]:
+        """Finish time and counts computed from the run's own rows (correlated subqueries)."""
+        now = self._clock()
+        return {
+            "finished_at": now,
+            "updated_at": now,
+            "step_count": _count_of(_STEPS),
+            "tool_call_count": _count_of(_TOOLS),
+        }
+
+    async def _write(self, statement: sa.Update) -> int:
+        async with self._sessions() as db:
+            result = await db.exec(statement)
+            await db.commit()
+        return int(result.rowcount)
+
+    async def _append(self, table: sa.Table, *, run_id: str, values: dict[str, Any]) -> int | None:
+        # One INSERT .. SELECT: seq and session id come from the database in the same statement,
+        # and nothing is appended to a run that is unknown or already finished.
+        next_seq = (
+            sa.select(sa.func.coalesce(sa.func.max(table.c.seq), 0) + 1)
+            .where(table.c.run_id == run_id)
+            .scalar_subquery()
+        )
+        source = sa.select(
+            _RUNS.c.run_id,
+            _RUNS.c.session_id,
+            next_seq,
+            *(sa.literal(value, type_=table.c[name].type) for name, value in values.items()),
+        ).where(_RUNS.c.run_id == run_id, _is_running())
+        insert = (
+            sa.insert(table)
+            .from_select(["run_id", "session_id", "seq", *values], source)
+            .returning(table.c.seq)
+        )
+        for _attempt in range(_SEQ_RETRIES):
+            async with self._sessions() as db:
+                try:
+                    seq = (await db.exec(insert)).scalar_one_or_none()
+                    await db.commit()
+                except IntegrityError:
+                    await db.rollback()
+                    continue
+            return None if seq is None else int(seq)
+        raise RuntimeError(f"could not number a {table.name} row of run {run_id}")
+
+
+def _is_running() -> sa.ColumnElement[bool]:
+    return col(DiagnosisRun.status) == RunStatus.RUNNING.value
+
+
+def _count_of(table: sa.Table) -> sa.ScalarSelect[int]:
+    return (
+        sa.select(sa.func.count())
+        .select_from(table)
+        .where(table.c.run_id == _RUNS.c.run_id)
+        .scalar_subquery()
+    )
+
+
+async def _session_row(db: AsyncSession, session_id: str) -> ChatSession | None:
+    query = select(ChatSession).where(col(ChatSession.session_id) == session_id)
+    return (await db.exec(query)).first()
+
+
+async def _run_row(db: AsyncSession, *, session_id: str, run_id: str) -> DiagnosisRun | None:
+    query = select(DiagnosisRun).where(
+        col(DiagnosisRun.session_id) == session_id, col(DiagnosisRun.run_id) == run_id
+    )
+    return (await db.exec(query)).first()

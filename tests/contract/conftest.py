@@ -1,0 +1,120 @@
+"""Fixtures giving each contract suite one store per backend.
+
+Run store: SQLite (a fresh file per test) and PostgreSQL (one fresh database per test session, so
+parallel runs never share rows). Session store: in-process and real Redis (a random key prefix).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+import pytest
+from redis.asyncio import Redis
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from persistence.db import make_engine, make_sessionmaker, upgrade_head
+from persistence.runs import RunStore
+from persistence.sessions import (
+    ContextBounds,
+    InProcessContextStore,
+    RedisContextStore,
+    SessionContextStore,
+)
+from tests.conftest import require_service_url
+
+
+def _libpq(url: str) -> str:
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+@pytest.fixture(scope="session")
+def pg_run_database() -> Iterator[str]:
+    """A fresh, migrated PostgreSQL database for this test session; dropped at the end."""
+    admin_url = require_service_url("SUPERBIZ_TEST_PG_URL")
+    name = f"superbiz_contract_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
+    try:
+        upgrade_head(url)
+        yield url
+    finally:
+        with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def run_db(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> AsyncIterator[async_sessionmaker[AsyncSession]]:
+    """Sessions on a migrated database of each backend."""
+    if request.param == "postgres":
+        url = request.getfixturevalue("pg_run_database")
+    else:
+        url = f"sqlite+aiosqlite:///{tmp_path / 'var' / 'runs.db'}"
+        await asyncio.to_thread(upgrade_head, url)
+    engine = make_engine(url, pool_size=5, max_overflow=25)
+    try:
+        yield make_sessionmaker(engine)
+    finally:
+        await engine.dispose()
+
+
+@pytest.fixture
+def run_store(run_db: async_sessionmaker[AsyncSession]) -> RunStore:
+    """The run store of worker `worker-me`."""
+    return RunStore(run_db, worker_id="worker-me")
+
+
+# --- session-context stores ----------------------------------------------------------------------
+
+
+@dataclass
+class ContextBackend:
+    """Builds stores of one backend and moves that backend's time forward."""
+
+    make: Callable[[ContextBounds], SessionContextStore]
+    advance: Callable[[float], Awaitable[None]]
+
+
+@pytest.fixture(params=["in_process", pytest.param("redis", marks=pytest.mark.redis)])
+async def context_backend(request: pytest.FixtureRequest) -> AsyncIterator[ContextBackend]:
+    """A session-context backend: in-process with a fake clock, or real Redis with real time."""
+    if request.param == "in_process":
+        now = [1_000.0]
+
+        async def advance_clock(seconds: float) -> None:
+            now[0] += seconds
+
+        def make_in_process(bounds: ContextBounds) -> SessionContextStore:
+            return InProcessContextStore(bounds=bounds, max_sessions=100, clock=lambda: now[0])
+
+        yield ContextBackend(make=make_in_process, advance=advance_clock)
+        return
+
+    url = require_service_url("SUPERBIZ_TEST_REDIS_URL")
+    prefix = f"superbiz-test-{uuid.uuid4().hex}:"
+    made: list[SessionContextStore] = []
+
+    def make_redis(bounds: ContextBounds) -> SessionContextStore:
+        store = RedisContextStore.from_url(url, bounds=bounds, socket_timeout_s=2.0, key_prefix=prefix)
+        made.append(store)
+        return store
+
+    yield ContextBackend(make=make_redis, advance=asyncio.sleep)
+    for store in made:
+        await store.aclose()
+    cleaner = Redis.from_url(url)
+    try:
+        keys = [key async for key in cleaner.scan_iter(match=f"{prefix}*")]
+        if keys:
+            await cleaner.delete(*keys)
+    finally:
+        await cleaner.aclose()
