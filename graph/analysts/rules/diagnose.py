@@ -1,0 +1,184 @@
+"""Rule-based diagnosis: the top-ranked suspect is the root cause; findings cite the facts that say so.
+
+No trouble in the digest means "no incident found" and no root cause, never an invented one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
+from graph.analysts.rules import findings as say
+from graph.analysts.rules.route import question_terms
+from graph.analysts.rules.suspects import Ranking, Suspect, near_change, rank_suspects
+from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ROLLOUT, categorize
+from tools.facts import Digest, LogPattern
+
+MAX_ANOMALY_FINDINGS = 3
+NO_INCIDENT = "No incident found: the evidence shows no firing alerts with impact, anomalies or new errors."
+MAX_RECOMMENDED_RUNBOOKS = 2
+
+
+def diagnose_digest(request: DiagnoseRequest) -> Draft:
+    """A diagnosis draft from the digest alone."""
+    digest = request.digest
+    focus = question_terms(request.route.resolved_query) + list(request.route.services)
+    ranking = rank_suspects(digest, focus=focus, known=request.services)
+    if not ranking.ranked:
+        return _no_incident(request, ranking)
+    root = ranking.ranked[0]
+    findings = _root_findings(root, ranking, digest)
+    category = categorize(_category_text(root, digest), changed=_changed(root))
+    cited = [f for f in findings if f.evidence_ids]
+    ruled_out = [_ruled_out(h, root) for h in ranking.herrings]
+    statement = _statement(root, ranking, category)
+    confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
+    return Draft(
+        kind="diagnosis",
+        summary=_summary(root, category, ruled_out),
+        healthy=False,
+        root_cause=RootCause(
+            service=root.service, category=category, statement=statement, confidence=confidence
+        ),
+        findings=cited,
+        recommendations=_recommendations(root, category, digest),
+        open_questions=_open_questions(digest),
+        ruled_out=ruled_out,
+    )
+
+
+def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Finding]:
+    found: list[Finding] = []
+    if root.alerts:
+        found.append(say.alert_finding(root.service, root.alerts))
+    anomalies = sorted(root.anomalies, key=lambda a: -a.score)
+    seen_metrics: set[str] = set()
+    for anomaly in anomalies:
+        if anomaly.metric not in seen_metrics and len(seen_metrics) < MAX_ANOMALY_FINDINGS:
+            seen_metrics.add(anomaly.metric)
+            found.append(say.anomaly_finding(anomaly))
+    for pattern in sorted(root.errors, key=lambda p: -p.count)[:2]:
+        found.append(say.pattern_finding(root.service, pattern))
+    onset = root.onset or ranking.window_start
+    for pattern in _decisive_changes(root, onset):
+        found.append(say.change_finding(root.service, pattern))
+    for downstream, pattern in sorted(root.blamed_by.items())[:3]:
+        found.append(say.blame_finding(downstream, root.service, pattern))
+    for summary in digest.sql:
+        text = " ".join(summary.highlights).lower()
+        if summary.row_count and (root.service.lower() in text or _state_like(text)):
+            found.append(say.sql_finding(summary))
+    for clue in digest.cases:
+        if clue.root_cause_service and clue.root_cause_service.lower() == root.service.lower():
+            found.append(say.case_finding(root.service, clue))
+            break
+    return found
+
+
+def _decisive_changes(root: Suspect, onset: datetime | None) -> list[LogPattern]:
+    """The change lines nearest before the onset, rollouts and version starts first."""
+    if onset is None:
+        return []
+    near = [p for p in root.changes if near_change(p, onset)]
+    near.sort(key=lambda p: (not ROLLOUT.search(p.example), -(_stamp(p.first_seen))))
+    return near[:2]
+
+
+def _stamp(value: str) -> float:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _state_like(text: str) -> bool:
+    # Session/connection state tables are what hold a datasource's connections.
+    return any(cue in text for cue in ("idle in transaction", "waiting", "lock", "blocked"))
+
+
+def _category_text(root: Suspect, digest: Digest) -> str:
+    parts = [f"{p.template} {p.example}" for p in root.errors]
+    parts += [f"{g.alertname} {g.summary}" for g in root.alerts]
+    parts += [a.metric for a in root.anomalies]
+    parts += [f"{p.template} {p.example}" for p in root.blamed_by.values()]
+    return " ".join(parts)
+
+
+def _changed(root: Suspect) -> bool:
+    return bool(root.onset and any(near_change(p, root.onset) for p in root.changes))
+
+
+def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
+    words = category.replace("_", " ")
+    parts = [f"{root.service} is the most likely origin ({words})"]
+    if root.blamed_by:
+        parts.append("errors in " + ", ".join(sorted(root.blamed_by)) + f" name {root.service} upstream")
+    if _changed(root):
+        parts.append(f"a change to {root.service} came shortly before the trouble")
+    return "; ".join(parts) + "."
+
+
+def _summary(root: Suspect, category: str, ruled_out: Sequence[RuledOut]) -> str:
+    text = f"Root cause: {root.service} ({category.replace('_', ' ')})."
+    if root.blamed_by:
+        text += " Affected downstream: " + ", ".join(sorted(root.blamed_by)) + "."
+    if ruled_out:
+        text += " Ruled out: " + ", ".join(item.service for item in ruled_out) + "."
+    return text
+
+
+def _ruled_out(herring: Suspect, root: Suspect) -> RuledOut:
+    signals = [g.alertname for g in herring.alerts] + sorted({a.metric for a in herring.anomalies})
+    what = ", ".join(signals[:3]) or "its signals"
+    ids = sorted({g.evidence_id for g in herring.alerts} | {a.evidence_id for a in herring.anomalies})
+    if herring.onset is None:
+        reason = f"{what} started outside the incident window and nothing links it to {root.service}"
+    else:
+        reason = f"{what} has no causal link: no errors, and no other service names it"
+    # The root's own evidence backs the part of the reason that names it.
+    root_ids = [g.evidence_id for g in root.alerts] + [a.evidence_id for a in root.anomalies]
+    return RuledOut(service=herring.service, reason=reason, evidence_ids=[*ids[:4], *root_ids[:1]])
+
+
+def _recommendations(root: Suspect, category: str, digest: Digest) -> list[Recommendation]:
+    recs = [Recommendation(action=f"{root.service}: {CATEGORY_ADVICE[category]}")]
+    cues = {root.service.lower(), *category.split("_")}
+    passages = [
+        p for p in digest.runbooks if any(c in f"{p.file} {p.heading} {p.excerpt}".lower() for c in cues)
+    ]
+    for passage in passages[:MAX_RECOMMENDED_RUNBOOKS]:
+        recs.append(
+            Recommendation(action=f"Follow the runbook section '{passage.heading}'.", runbook=passage.file)
+        )
+    return recs
+
+
+def _open_questions(digest: Digest) -> list[str]:
+    missing = sorted({gap.source for gap in digest.gaps})
+    if not missing:
+        return []
+    return ["Some evidence was unavailable (" + ", ".join(missing) + "); the diagnosis may be incomplete."]
+
+
+def _no_incident(request: DiagnoseRequest, ranking: Ranking) -> Draft:
+    """Healthy when telemetry answered and shows no trouble; unknown when it could not answer."""
+    key = [e for e in request.evidence if e.source in ("alerts", "metrics", "logs")]
+    answered = [e for e in key if e.status in ("OK", "EMPTY")]
+    questions = _open_questions(request.digest)
+    if not answered:
+        return Draft(
+            summary="No incident could be confirmed: alerts, metrics and logs were unavailable.",
+            open_questions=questions or ["No telemetry could be read."],
+        )
+    calm = Finding(
+        statement="No firing alerts with impact, metric anomalies or new error patterns were found.",
+        evidence_ids=[e.id for e in answered[:6]],
+    )
+    return Draft(
+        summary=NO_INCIDENT,
+        healthy=True,
+        findings=[calm],
+        open_questions=questions,
+        ruled_out=[_ruled_out(h, Suspect("the rest of the system")) for h in ranking.herrings],
+    )

@@ -1,0 +1,49 @@
+"""Rule-based repair: drop what the guard rejected, or ask once for evidence about a named service."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from graph.analysts.base import Draft, PlannedCall, Repair, RepairRequest
+
+_LABEL = re.compile(r"^(finding|ruled_out) (\d+) ")
+_MISSING_ENTITY = re.compile(r"asserts entity '([^']+)' not found")
+WINDOW_MINUTES = 120
+
+
+def repair_draft(request: RepairRequest) -> Repair:
+    """Gather logs for a service a claim could not be backed for, else re-draft without bad parts."""
+    missing = [m.group(1) for v in request.violations if (m := _MISSING_ENTITY.search(v))]
+    if missing and request.may_gather:
+        calls = [
+            PlannedCall(tool="query_logs", args={"service": name, "window_minutes": WINDOW_MINUTES})
+            for name in dict.fromkeys(missing)
+        ][:3]
+        return Repair(calls=calls)
+    return Repair(draft=_without_violations(request.draft, request.violations))
+
+
+def _without_violations(draft: Draft, violations: Sequence[str]) -> Draft:
+    bad: dict[str, set[int]] = {"finding": set(), "ruled_out": set()}
+    other = False
+    for violation in violations:
+        if match := _LABEL.match(violation):
+            bad[match.group(1)].add(int(match.group(2)))
+        else:
+            other = True
+    findings = [f for n, f in enumerate(draft.findings, 1) if n not in bad["finding"]]
+    ruled_out = [r for n, r in enumerate(draft.ruled_out, 1) if n not in bad["ruled_out"]]
+    recommendations = [r.model_copy(update={"runbook": None}) for r in draft.recommendations]
+    repaired = draft.model_copy(
+        update={"findings": findings, "ruled_out": ruled_out, "recommendations": recommendations}
+    )
+    if other and draft.root_cause is not None and not findings:
+        # Nothing left supports the root cause: say so rather than keep an unsupported claim.
+        return repaired.model_copy(
+            update={
+                "root_cause": None,
+                "summary": "The evidence does not support a verified root cause.",
+            }
+        )
+    return repaired

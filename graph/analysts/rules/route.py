@@ -1,0 +1,67 @@
+"""Rule-based routing: greetings and how-to/runbook questions take the short path; the rest is diagnosed.
+
+Follow-ups ("and what about inventory?", "why did that start?") are resolved against prior turns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from graph.analysts.base import Route, RouteRequest
+from graph.analysts.rules.vocabulary import (
+    DIAGNOSTIC,
+    FOLLOW_UP,
+    GREETING,
+    HOW_TO,
+    NAME_TOKEN,
+    STOPWORDS,
+    WHAT_ABOUT,
+)
+
+
+def route_question(request: RouteRequest) -> Route:
+    """Route by intent; AIOps scans always get a full diagnosis."""
+    query = request.query.strip()
+    services = _named(query, request.services)
+    resolved = query
+    last = request.history[-1] if request.history else None
+    if last is not None and FOLLOW_UP.search(query):
+        resolved = f"{query} (follow-up to: {last.query})"
+        about = WHAT_ABOUT.search(query)
+        if about is None and last.root_cause_service:
+            services.append(last.root_cause_service)
+            resolved += f" [previous root cause: {last.root_cause_service}]"
+    diagnostic = bool(DIAGNOSTIC.search(query)) or request.flow == "AI_OPS"
+    if not diagnostic and GREETING.match(query) and len(query.split()) <= 6:
+        return Route(route="simple", intent="greeting", resolved_query=resolved, services=services)
+    if HOW_TO.search(query) and not _asks_why(query):
+        return Route(route="simple", intent="how_to", resolved_query=resolved, services=services)
+    return Route(route="complex", intent="diagnosis", resolved_query=resolved, services=_unique(services))
+
+
+def question_terms(text: str) -> list[str]:
+    """Lower-cased words of a question that could name a service, host or table."""
+    return _unique(
+        token.lower()
+        for token in NAME_TOKEN.findall(text)
+        if token.lower() not in STOPWORDS and len(token) >= 3
+    )
+
+
+def _named(query: str, explicit: Iterable[str]) -> list[str]:
+    named = [name.lower() for name in explicit]
+    if about := WHAT_ABOUT.search(query):
+        named.append(about.group(1).lower())
+    named += [t for t in question_terms(query) if "-" in t or "_" in t]
+    return _unique(named)
+
+
+def _asks_why(query: str) -> bool:
+    lowered = query.lower()
+    return lowered.startswith(("why", "what happened", "what is wrong", "what's wrong")) or (
+        "root cause" in lowered
+    )
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))

@@ -1,0 +1,202 @@
+"""Ranks candidate root causes from the digest: onset timing, error patterns, alerts, dependency direction.
+
+Every service seen in the digest becomes a `Suspect` with the facts about it. The incident window is
+the densest cluster of trouble onsets; a service whose errors name another service points upstream to
+it. Services whose signals fall outside the window, or have no causal link to it, are red herrings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from graph.analysts.rules.vocabulary import (
+    BAD_SIGNAL,
+    CHANGE,
+    ERROR_LEVELS,
+    SEVERE_ALERTS,
+    WARN_LEVELS,
+)
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+
+CLUSTER_SPAN = timedelta(minutes=30)
+CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can be its cause
+MIN_PATTERN_COUNT = 3
+
+
+@dataclass(slots=True)
+class Suspect:
+    """Everything the digest says about one service."""
+
+    service: str
+    anomalies: list[MetricAnomaly] = field(default_factory=list)
+    errors: list[LogPattern] = field(default_factory=list)  # error and warning patterns
+    changes: list[LogPattern] = field(default_factory=list)  # deploy, version, config lines
+    alerts: list[AlertGroup] = field(default_factory=list)  # firing groups
+    blamed_by: dict[str, LogPattern] = field(default_factory=dict)  # other service -> its pattern
+    blames: set[str] = field(default_factory=set)
+    onset: datetime | None = None  # earliest trouble inside the incident window
+    score: float = 0.0
+
+    def events(self) -> list[datetime]:
+        """When each piece of trouble about this service began."""
+        times = [_time(a.change_at) for a in self.anomalies if _troubling(a)]
+        times += [_time(g.first_started) for g in self.alerts]
+        times += [_time(p.first_seen) for p in self.errors if p.count >= MIN_PATTERN_COUNT]
+        # Being named by another service's errors is trouble too, even without telemetry of one's own.
+        times += [_time(p.first_seen) for p in self.blamed_by.values() if p.count >= MIN_PATTERN_COUNT]
+        return sorted(t for t in times if t is not None)
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """Suspects in the incident (best first), red herrings, and the window the incident began in."""
+
+    ranked: list[Suspect]
+    herrings: list[Suspect]
+    window_start: datetime | None
+
+
+def rank_suspects(digest: Digest, *, focus: Sequence[str] = (), known: Sequence[str] = ()) -> Ranking:
+    """Score every service with trouble; the top of `ranked` is the most likely root cause.
+
+    `known` adds services discovery found but the digest has no facts about, so that a dependency
+    that only shows up in other services' errors can still be named.
+    """
+    suspects = _profile(digest, known)
+    troubled = [s for s in suspects.values() if s.events()]
+    if not troubled:
+        return Ranking([], [], None)
+    start = _densest_window(troubled)
+    involved: list[Suspect] = []
+    herrings: list[Suspect] = []
+    for suspect in troubled:
+        inside = [t for t in suspect.events() if start <= t <= start + CLUSTER_SPAN * 2]
+        suspect.onset = inside[0] if inside else None
+        (involved if inside else herrings).append(suspect)
+    linked = _causally_linked(involved)
+    # Inside the window but with nothing tying it to the others: a bystander, never the root cause
+    # unless it is all there is (then its own signals are the incident).
+    bystanders = [s for s in involved if s.service not in linked and _only_signals(s)]
+    if len(bystanders) < len(involved):
+        involved = [s for s in involved if s not in bystanders]
+        # An alert on a bystander is the classic red herring: name it and rule it out.
+        herrings += [s for s in bystanders if s.alerts]
+    for suspect in involved:
+        suspect.score = _score(suspect, involved, start, focus)
+    ranked = sorted(involved, key=lambda s: (-s.score, s.onset or start, s.service))
+    return Ranking(ranked, sorted(herrings, key=lambda s: s.service), start)
+
+
+def _profile(digest: Digest, known: Sequence[str]) -> dict[str, Suspect]:
+    suspects: dict[str, Suspect] = {name: Suspect(name) for name in known if len(name) >= 3}
+
+    def of(service: str | None) -> Suspect | None:
+        return suspects.setdefault(service, Suspect(service)) if service else None
+
+    for anomaly in digest.anomalies:
+        if (s := of(anomaly.service)) is not None:
+            s.anomalies.append(anomaly)
+    for group in digest.alert_groups:
+        if group.status == "firing" and (s := of(group.service)) is not None:
+            s.alerts.append(group)
+    for pattern in digest.log_patterns:
+        if (s := of(pattern.service)) is None:
+            continue
+        level = (pattern.level or "").lower()
+        if level in ERROR_LEVELS or level in WARN_LEVELS:
+            s.errors.append(pattern)
+        if CHANGE.search(pattern.example) or CHANGE.search(pattern.template):
+            s.changes.append(pattern)
+    _link_dependencies(suspects)
+    return suspects
+
+
+def _link_dependencies(suspects: dict[str, Suspect]) -> None:
+    """A service whose error lines name another known service points to it as upstream."""
+    for suspect in suspects.values():
+        for pattern in suspect.errors:
+            text = f"{pattern.template} {pattern.example}".lower()
+            for other in suspects:
+                if other != suspect.service and _mentions(text, other):
+                    suspects[other].blamed_by.setdefault(suspect.service, pattern)
+                    suspect.blames.add(other)
+
+
+def _mentions(text: str, service: str) -> bool:
+    return re.search(rf"(?<![\w-]){re.escape(service.lower())}(?![\w-])", text) is not None
+
+
+def _densest_window(troubled: Sequence[Suspect]) -> datetime:
+    """Start of the CLUSTER_SPAN holding the most trouble onsets (severity-weighted)."""
+    events = sorted(
+        (t, 2.0 if any((g.severity or "").lower() in SEVERE_ALERTS for g in s.alerts) else 1.0)
+        for s in troubled
+        for t in s.events()
+    )
+    best_start, best_weight = events[0][0], -1.0
+    for start, _ in events:
+        weight = sum(w for t, w in events if start <= t <= start + CLUSTER_SPAN)
+        if weight > best_weight:
+            best_start, best_weight = start, weight
+    return best_start
+
+
+def _causally_linked(involved: Sequence[Suspect]) -> set[str]:
+    names = {s.service for s in involved}
+    linked: set[str] = set()
+    for suspect in involved:
+        related = (set(suspect.blamed_by) | suspect.blames) & names
+        if related or suspect.errors or suspect.changes:
+            linked.add(suspect.service)
+            linked |= related
+    return linked
+
+
+def _only_signals(suspect: Suspect) -> bool:
+    return not suspect.errors and not suspect.blamed_by and not suspect.changes
+
+
+def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus: Sequence[str]) -> float:
+    onsets = sorted({s.onset for s in involved if s.onset is not None})
+    score = 0.0
+    if suspect.onset is not None and onsets:
+        score += 3.0 * (1 - onsets.index(suspect.onset) / max(1, len(onsets)))
+    names = {s.service for s in involved}
+    score += 3.0 * len(set(suspect.blamed_by) & names)
+    score -= 2.0 * len(suspect.blames & names)
+    if any(_near_change(p, suspect.onset or start) for p in suspect.changes):
+        score += 2.0
+    incident_errors = [p for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
+    score += 1.0 if incident_errors else 0.0
+    score += 1.0 if sum(p.count for p in incident_errors) >= 50 else 0.0
+    score += 1.0 if any((g.severity or "").lower() in SEVERE_ALERTS for g in suspect.alerts) else 0.0
+    score += min(3, len({a.metric for a in suspect.anomalies if _troubling(a)})) * 0.5
+    score += 0.1 if suspect.service in focus else 0.0
+    return round(score, 3)
+
+
+def near_change(pattern: LogPattern, onset: datetime) -> bool:
+    """A change line seen up to CHANGE_LEAD before the onset (or just after it)."""
+    return _near_change(pattern, onset)
+
+
+def _near_change(pattern: LogPattern, onset: datetime) -> bool:
+    seen = _time(pattern.first_seen)
+    return seen is not None and onset - CHANGE_LEAD <= seen <= onset + timedelta(minutes=5)
+
+
+def _troubling(anomaly: MetricAnomaly) -> bool:
+    """A shift in a trouble-sounding metric, in either direction, or a large shift in any metric."""
+    return bool(BAD_SIGNAL.search(anomaly.metric)) or anomaly.ratio >= 5 or anomaly.ratio <= 0.2
+
+
+def _time(value: str | None) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None

@@ -1,0 +1,235 @@
+"""The words the rule-based analyst reads evidence with: intents, levels, change cues, categories.
+
+Kept in one place so the vocabulary can grow without touching the reasoning. Nothing here names a
+world's services, metrics or tables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+GREETING = re.compile(
+    r"^\s*(?:hi|hello|hey|hiya|yo|thanks|thank you|cheers|good (?:morning|afternoon|evening))\b[\s!.,]*",
+    re.IGNORECASE,
+)
+HOW_TO = re.compile(
+    r"\b(?:how (?:do|can|should) (?:i|we|you)|how to|what(?:'s| is) the (?:procedure|process|runbook)|"
+    r"runbooks?|playbook|procedure|steps to|guide|document(?:ed|ation)|explain|what does .* mean)\b",
+    re.IGNORECASE,
+)
+DIAGNOSTIC = re.compile(
+    r"\b(?:why|slow|slower|latency|errors?|fail(?:s|ed|ing|ure)?|down|outage|incident|alert(?:s|ing)?|"
+    r"timing out|timeouts?|timed out|spik(?:e|es|ing)|5\d\d|5xx|broken|not working|degraded|wrong|"
+    r"happen(?:ed|ing)|investigate|diagnos(?:e|is)|root cause|stuck|crash(?:es|ed|ing)?|oom|"
+    r"going on|reason|cause[ds]?|healthy|health|problems?|issues?|saturat\w*|exhaust\w*|leak\w*)\b",
+    re.IGNORECASE,
+)
+FOLLOW_UP = re.compile(
+    r"^\s*(?:and|also|what about|how about|and what about)\b|\b(?:that|it|this|those|these|then)\b",
+    re.IGNORECASE,
+)
+WHAT_ABOUT = re.compile(r"\b(?:what|how) about (?:the )?([\w.-]+)", re.IGNORECASE)
+NAME_TOKEN = re.compile(r"[A-Za-z][\w.-]*[\w]")
+STOPWORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "from",
+        "with",
+        "why",
+        "what",
+        "how",
+        "who",
+        "when",
+        "where",
+        "which",
+        "it",
+        "that",
+        "this",
+        "those",
+        "these",
+        "there",
+        "their",
+        "our",
+        "my",
+        "your",
+        "me",
+        "we",
+        "i",
+        "you",
+        "they",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "so",
+        "right",
+        "now",
+        "just",
+        "about",
+        "any",
+        "some",
+        "many",
+        "much",
+        "more",
+        "most",
+        "very",
+        "too",
+        "not",
+        "no",
+        "yes",
+        "all",
+        "service",
+        "services",
+        "system",
+        "slow",
+        "failing",
+        "errors",
+        "error",
+        "customers",
+        "users",
+        "started",
+        "start",
+        "ago",
+        "half",
+        "hour",
+    ]
+)
+
+ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "severe", "alert", "emerg"})
+WARN_LEVELS = frozenset({"warn", "warning"})
+SEVERE_ALERTS = frozenset({"critical", "error", "page", "high", "major", "p1", "p2", "sev1", "sev2"})
+
+# Log lines that record a change to a service: deploys, rollouts, restarts with a version, config.
+CHANGE = re.compile(
+    r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?|upgrade[ds]?|rollback|"
+    r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|config(?:uration)? (?:reload|change)\w*|"
+    r"feature flag)\b",
+    re.IGNORECASE,
+)
+# The strongest change lines: a rollout finished or a new version started.
+ROLLOUT = re.compile(
+    r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+)\b",
+    re.IGNORECASE,
+)
+# Metric names whose rise means trouble (a traffic rise alone is not an incident).
+BAD_SIGNAL = re.compile(
+    r"error|fail|5xx|latency|duration|p9\d|pending|waiting|queue|saturat|pool|timeout|restart|oom|"
+    r"memory|disk|cpu|lag|retr|reject|drop|idle_in|in_transaction|lock|dead|throttl",
+    re.IGNORECASE,
+)
+
+# Category vocabulary: (category, cues found in the root cause's errors, alerts and metric names).
+CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
+    (
+        "connection_pool_exhaustion",
+        (
+            "connection pool",
+            "pool",
+            "hikari",
+            "connection is not available",
+            "too many connections",
+            "max_connections",
+            "jdbc connection",
+            "pending_threads",
+            "connections_active",
+            "idle in transaction",
+            "connection leak",
+            "exhaust",
+        ),
+    ),
+    (
+        "memory_exhaustion",
+        ("out of memory", "outofmemory", "oom", "memory", "heap", "rss", "gc overhead"),
+    ),
+    ("disk_full", ("no space left", "disk", "filesystem", "inode", "volume full")),
+    (
+        "slow_query",
+        (
+            "slow query",
+            "lock wait",
+            "deadlock",
+            "lock timeout",
+            "query took",
+            "full scan",
+            "long-running query",
+            "locks",
+        ),
+    ),
+    (
+        "configuration_error",
+        (
+            "configuration",
+            "config",
+            "misconfig",
+            "invalid setting",
+            "missing env",
+            "feature flag",
+            "unknown property",
+        ),
+    ),
+    ("cpu_saturation", ("cpu", "throttl", "load average")),
+    (
+        "dependency_timeout",
+        (
+            "upstream",
+            "timed out",
+            "timeout",
+            "connection refused",
+            "unreachable",
+            "circuit",
+            "503",
+            "bad gateway",
+        ),
+    ),
+)
+DEPLOY_CATEGORY = "deploy_regression"
+UNKNOWN_CATEGORY = "unknown"
+
+CATEGORY_ADVICE: dict[str, str] = {
+    "connection_pool_exhaustion": "Find what holds the connections (leaks, long transactions) and relieve "
+    "the pool; roll back a recent change if it introduced the leak.",
+    "memory_exhaustion": "Check memory limits and recent allocation changes; restart only after capturing "
+    "a heap profile.",
+    "disk_full": "Free or extend the affected volume and find what filled it.",
+    "slow_query": "Find the blocking or slow statements and their sessions before killing anything.",
+    "configuration_error": "Compare the running configuration with the last known good one and revert it.",
+    "cpu_saturation": "Find the hot workload and throttle or reschedule it.",
+    "dependency_timeout": "Check the health of the upstream dependency and the timeouts and retries "
+    "calling it.",
+    DEPLOY_CATEGORY: "Roll back the recent deploy and compare the versions.",
+    UNKNOWN_CATEGORY: "Look at the earliest anomalous signal of the suspected service.",
+}
+
+
+def categorize(text: str, *, changed: bool) -> str:
+    """The category whose cues appear most often in `text`; a bare change is a deploy regression."""
+    lowered = text.lower()
+    best, best_hits = UNKNOWN_CATEGORY, 0
+    for category, cues in CATEGORIES:
+        hits = sum(lowered.count(cue) for cue in cues)
+        if hits > best_hits:
+            best, best_hits = category, hits
+    if best == UNKNOWN_CATEGORY and changed:
+        return DEPLOY_CATEGORY
+    return best

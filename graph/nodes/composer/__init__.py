@@ -1,0 +1,5 @@
+"""composer: renders the typed content payload of a verified draft."""
+
+from graph.nodes.composer.node import node_composer
+
+__all__ = ["node_composer"]

@@ -1,0 +1,30 @@
+"""evidence_guard entry: check the draft against this run's evidence; violations go to repair."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.context import RunContext
+from graph.nodes.evidence_guard.checks import check_draft, cited_ids
+from graph.nodes.evidence_guard.corpus import build_corpus, run_entities, runbook_names
+from graph.state import DiagnosisState
+
+
+async def node_evidence_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    draft = state.get("draft")
+    if draft is None:
+        return {"violations": ["no draft"], "guard_report": {"passed": False}}
+    # Citations may name any item of this run, so ids are checked against all of it.
+    items = ctx.items()
+    digest, _ = await ctx.digest_of(items)
+    cited = cited_ids(draft)
+    result = check_draft(
+        draft,
+        build_corpus(items, digest, only=cited),
+        entities=run_entities(items),
+        runbook_text=runbook_names(items),
+    )
+    return {"draft": result.draft, "violations": result.violations, "guard_report": result.report()}

@@ -1,0 +1,58 @@
+"""Wraps each node entry so that its start, end, timing and a bounded summary reach the recorder."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
+
+from langgraph.runtime import Runtime
+
+from graph.context import RunContext
+
+S = TypeVar("S", bound=Mapping[str, Any])
+NodeEntry = Callable[[S, Runtime[RunContext]], Awaitable[dict[str, Any]]]
+
+
+def observed(node: str, entry: NodeEntry[S]) -> NodeEntry[S]:
+    """The same entry, reporting to the run's recorder around every call."""
+
+    async def run(state: S, runtime: Runtime[RunContext]) -> dict[str, Any]:
+        ctx = runtime.context
+        started = ctx.clock()
+        await ctx.recorder.node_started(node)
+        try:
+            update = await entry(state, runtime)
+        except asyncio.CancelledError:
+            ctx.recorder.node_interrupted(node, _ms_since(ctx, started))
+            raise
+        except Exception:
+            await ctx.recorder.node_finished(node, "error", _ms_since(ctx, started), "failed")
+            raise
+        await ctx.recorder.node_finished(node, "ok", _ms_since(ctx, started), describe(update))
+        return update
+
+    run.__name__ = f"node_{node}"
+    return run
+
+
+def describe(update: Mapping[str, Any]) -> str:
+    """A short safe summary of a node's update: counts and codes, never content."""
+    parts: list[str] = []
+    if route := update.get("route"):
+        parts.append(f"route={route.route}")
+    if "plan" in update:
+        parts.append(f"planned_calls={len(update['plan'])}")
+    if "evidence_ids" in update:
+        parts.append(f"evidence={len(update['evidence_ids'])}")
+    if "violations" in update:
+        parts.append(f"violations={len(update['violations'])}")
+    if update.get("budget_exhausted"):
+        parts.append(f"budget_exhausted={update['budget_exhausted']}")
+    if "termination_reason" in update:
+        parts.append(f"termination={update['termination_reason']}")
+    return ", ".join(parts) or "done"
+
+
+def _ms_since(ctx: RunContext, started: float) -> float:
+    return (ctx.clock() - started) * 1000.0

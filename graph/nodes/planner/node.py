@@ -1,0 +1,60 @@
+"""planner entry: discovery first, then targeted calls after discovery, or the calls a repair asked for.
+
+It also joins the three executor lanes: after the last round it plans nothing and the run moves on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.runtime import Runtime
+
+from graph.analysts.base import BudgetExhausted, PlannedCall, PlanRequest
+from graph.context import RunContext
+from graph.nodes.consult import consult
+from graph.nodes.discovery import discover
+from graph.nodes.planner.shape import call_key, shape_plan
+from graph.state import DiagnosisState
+
+MAX_ROUNDS = 3
+
+
+async def node_planner(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
+    ctx = runtime.context
+    if requested := state.get("repair_calls"):
+        return {**_planned(ctx, state, requested), "repair_calls": []}
+    next_round = state.get("plan_round", 0) + 1
+    if next_round > _rounds(state):
+        return {"plan": []}
+    items = ctx.items(state.get("evidence_ids", []))
+    digest, _ = await ctx.digest_of(items)
+    request = PlanRequest(
+        route=state["route"],
+        round=next_round,
+        tool_names=ctx.toolbox.tool_names(),
+        datasources=ctx.toolbox.datasources(),
+        remaining_tool_calls=ctx.meter.remaining_tool_calls,
+        evidence=ctx.refs(items),
+        digest=digest,
+        discovery=discover(items),
+    )
+    try:
+        plan = await consult(ctx, "plan", lambda analyst: analyst.plan(request, ctx.meter))
+    except BudgetExhausted as spent:
+        return {"budget_exhausted": spent.budget, "plan": []}
+    return {**_planned(ctx, state, plan.calls), "plan_round": next_round}
+
+
+def _planned(ctx: RunContext, state: DiagnosisState, calls: list[PlannedCall]) -> dict[str, Any]:
+    shaped = shape_plan(
+        calls,
+        tool_names=ctx.toolbox.tool_names(),
+        already_made=state.get("calls_made", []),
+        remaining_tool_calls=ctx.meter.remaining_tool_calls,
+    )
+    return {"plan": shaped, "calls_made": [call_key(c.tool, c.args) for c in shaped]}
+
+
+def _rounds(state: DiagnosisState) -> int:
+    """A diagnosis plans discovery, targeted calls, then follow-ups; a simple question one lookup."""
+    return MAX_ROUNDS if state["route"].route == "complex" else 1

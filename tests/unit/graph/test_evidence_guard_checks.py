@@ -1,0 +1,165 @@
+"""EvidenceGuard on plain data: citations, claims in cited evidence, confidence caps."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.analysts.base import Draft, Finding, Recommendation, RootCause
+from graph.nodes.evidence_guard.checks import check_draft
+from graph.nodes.evidence_guard.corpus import build_corpus, run_entities, runbook_names
+from tools.base import Evidence, EvidenceSource, EvidenceStatus
+from tools.facts import Digest
+
+
+def _item(
+    evidence_id: str, source: EvidenceSource, data: dict[str, Any], *, ok: bool = True, summary: str = ""
+) -> Evidence:
+    status = EvidenceStatus.OK if ok else EvidenceStatus.UNAVAILABLE
+    return Evidence(
+        id=evidence_id,
+        source=source,
+        tool="t",
+        title="t",
+        summary=summary,
+        data=data,
+        query={},
+        status=status,
+    )
+
+
+ALERTS = _item(
+    "alerts-1",
+    EvidenceSource.ALERTS,
+    {
+        "alerts": [
+            {
+                "labels": {"alertname": "PoolSaturated", "service": "payment", "instance": "payment-7f9c"},
+                "annotations": {"summary": "pool 95% busy"},
+                "startsAt": "2026-11-30T09:27:00Z",
+                "status": "firing",
+            }
+        ]
+    },
+)
+LOGS = _item(
+    "logs-1",
+    EvidenceSource.LOGS,
+    {
+        "lines": [
+            {
+                "ts": "2026-11-30T09:25:00Z",
+                "labels": {"service": "checkout"},
+                "message": "Upstream payment timed out after 5000ms: SocketTimeoutException",
+            }
+        ]
+    },
+)
+METRICS = _item(
+    "metrics-1",
+    EvidenceSource.METRICS,
+    {
+        "series": [
+            {"metric": "error_ratio", "labels": {"service": "inventory"}, "samples": [[1796030700, 0.95]]}
+        ]
+    },
+)
+CASES = _item("cases-1", EvidenceSource.CASES, {"cases": [{"root_cause_service": "payment"}]})
+DOWN = _item("metrics-2", EvidenceSource.METRICS, {}, ok=False)
+RUNBOOK = _item("knowledge-1", EvidenceSource.KNOWLEDGE, {"passages": [{"file": "pool.md"}]})
+ITEMS = [ALERTS, LOGS, METRICS, CASES, DOWN, RUNBOOK]
+
+
+def _check(draft: Draft, items: list[Evidence] = ITEMS) -> Any:
+    return check_draft(
+        draft, build_corpus(items, Digest()), entities=run_entities(items), runbook_text=runbook_names(items)
+    )
+
+
+def _draft(*findings: Finding, root: RootCause | None = None, **extra: Any) -> Draft:
+    return Draft(summary="See the findings.", findings=list(findings), root_cause=root, **extra)
+
+
+def test_guard_passes_claims_found_in_cited_evidence() -> None:
+    draft = _draft(
+        Finding(
+            statement="PoolSaturated fired on payment-7f9c at 09:27 with the pool 95% busy.",
+            evidence_ids=["alerts-1"],
+        ),
+        Finding(
+            statement='checkout logged "Upstream payment timed out after 5000ms".', evidence_ids=["logs-1"]
+        ),
+    )
+    assert _check(draft).violations == []
+
+
+def test_guard_rejects_unknown_id() -> None:
+    result = _check(_draft(Finding(statement="payment is down.", evidence_ids=["alerts-99"])))
+    assert any("unknown evidence id 'alerts-99'" in v for v in result.violations)
+
+
+def test_guard_rejects_failed_evidence_and_missing_citations() -> None:
+    result = _check(
+        _draft(
+            Finding(statement="metrics say so.", evidence_ids=["metrics-2"]),
+            Finding(statement="no citation here.", evidence_ids=[]),
+        )
+    )
+    assert any("did not succeed" in v for v in result.violations)
+    assert any("cites no evidence" in v for v in result.violations)
+
+
+def test_guard_rejects_number_not_in_cited_evidence() -> None:
+    result = _check(_draft(Finding(statement="pool 97% busy on payment.", evidence_ids=["alerts-1"])))
+    assert any("number '97%'" in v for v in result.violations)
+
+
+def test_guard_tolerates_number_formatting() -> None:
+    draft = _draft(Finding(statement="inventory error ratio reached 95%.", evidence_ids=["metrics-1"]))
+    assert _check(draft).violations == []
+
+
+def test_guard_rejects_service_absent_from_cited_evidence() -> None:
+    result = _check(_draft(Finding(statement="inventory timed out.", evidence_ids=["logs-1"])))
+    assert any("entity 'inventory'" in v for v in result.violations)
+
+
+def test_guard_rejects_invented_error_string() -> None:
+    result = _check(
+        _draft(Finding(statement='checkout threw "Connection refused by payment".', evidence_ids=["logs-1"]))
+    )
+    assert any("quote" in v for v in result.violations)
+    result = _check(_draft(Finding(statement="checkout threw ConnectException.", evidence_ids=["logs-1"])))
+    assert any("connectexception" in v for v in result.violations)
+
+
+def test_guard_rejects_healthy_draft_with_root_cause() -> None:
+    root = RootCause(service="payment", category="x", statement="payment.", confidence=0.5)
+    draft = _draft(Finding(statement="payment alert.", evidence_ids=["alerts-1"]), root=root, healthy=True)
+    assert any("healthy" in v for v in _check(draft).violations)
+
+
+def test_guard_rejects_unknown_runbook() -> None:
+    draft = _draft(
+        Finding(statement="payment alert.", evidence_ids=["alerts-1"]),
+        recommendations=[Recommendation(action="read it", runbook="other.md")],
+    )
+    assert any("runbook 'other.md'" in v for v in _check(draft).violations)
+
+
+def test_guard_caps_confidence_when_key_source_failed_or_evidence_thin() -> None:
+    root = RootCause(service="payment", category="x", statement="payment.", confidence=0.95)
+    draft = _draft(Finding(statement="payment alert.", evidence_ids=["alerts-1"]), root=root)
+    result = _check(draft)
+    assert result.passed
+    assert result.draft.root_cause is not None
+    assert result.draft.root_cause.confidence == 0.5
+    assert any("key source failed" in reason for reason in result.cap_reasons)
+    assert any("thin" in reason for reason in result.cap_reasons)
+
+
+def test_guard_caps_confidence_when_only_cases_support() -> None:
+    root = RootCause(service="payment", category="x", statement="payment.", confidence=0.9)
+    draft = _draft(Finding(statement="A past case blamed payment.", evidence_ids=["cases-1"]), root=root)
+    result = _check(draft, [ALERTS, CASES])
+    assert result.draft.root_cause is not None
+    assert result.draft.root_cause.confidence == 0.3

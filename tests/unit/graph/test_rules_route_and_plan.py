@@ -1,0 +1,116 @@
+"""The rule-based router and planner on plain requests."""
+
+from __future__ import annotations
+
+from graph.analysts.base import Discovery, PlanRequest, Route, RouteRequest, Turn
+from graph.analysts.rules.plan import focus_services, plan_discovery, plan_followup, plan_targeted
+from graph.analysts.rules.route import route_question
+from tools.facts import AlertGroup, Digest, SqlSummary
+
+TOOLS = [
+    "list_alerts",
+    "list_metrics",
+    "query_promql",
+    "list_log_streams",
+    "query_logs",
+    "list_tables",
+    "query_mysql",
+    "list_runbooks",
+    "search_runbooks",
+    "search_cases",
+]
+
+
+def _route(query: str, history: tuple[Turn, ...] = (), flow: str = "CHAT") -> Route:
+    return route_question(RouteRequest(query=query, flow=flow, history=history))
+
+
+def test_router_sends_greetings_and_how_to_questions_to_the_short_path() -> None:
+    assert _route("Hello there!").intent == "greeting"
+    assert _route("How do I roll back a bad deploy?").route == "simple"
+    assert _route("Where is the runbook for disk cleanup?").route == "simple"
+
+
+def test_router_sends_symptoms_to_diagnosis() -> None:
+    assert _route("Why is checkout slow?").route == "complex"
+    assert _route("orders are stuck, what is holding the db connections?").route == "complex"
+    assert _route("hello", flow="AI_OPS").route == "complex"
+
+
+def test_router_resolves_follow_ups_against_the_previous_turn() -> None:
+    history = (Turn(query="Why is checkout slow?", root_cause_service="payment"),)
+    why = _route("why did that start?", history)
+    assert why.route == "complex" and "payment" in why.services
+    assert "payment" in why.resolved_query
+    other = _route("and what about inventory?", history)
+    assert other.services == ["inventory"]
+
+
+def _request(
+    round_: int,
+    *,
+    digest: Digest | None = None,
+    discovery: Discovery | None = None,
+    query: str = "Why is the storefront slow?",
+) -> PlanRequest:
+    route = Route(route="complex", resolved_query=query)
+    return PlanRequest(
+        route=route,
+        round=round_,
+        tool_names=TOOLS,
+        datasources=["shop"],
+        remaining_tool_calls=40,
+        digest=digest or Digest(),
+        discovery=discovery or Discovery(),
+    )
+
+
+def test_first_round_discovers_every_source() -> None:
+    tools = [call.tool for call in plan_discovery(_request(1)).calls]
+    assert tools[:3] == ["list_alerts", "list_metrics", "list_log_streams"]
+    assert {"list_runbooks", "search_runbooks", "search_cases", "list_tables"} <= set(tools)
+
+
+def test_second_round_targets_named_and_alerting_services() -> None:
+    alert = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="QueueBacklog",
+        service="billing",
+        severity="critical",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started=None,
+        summary="backlog",
+    )
+    discovery = Discovery(
+        metrics={"queue_depth": [{"service": "billing"}]},
+        tables={"shop": ["jobs"]},
+        services=["storefront-web", "billing"],
+    )
+    request = _request(2, digest=Digest(alert_groups=[alert]), discovery=discovery)
+    assert focus_services(request) == ["storefront-web", "billing"]
+    calls = plan_targeted(request).calls
+    assert {"tool": "query_promql", "promql": "queue_depth"} in [
+        {"tool": c.tool, "promql": c.args.get("promql")} for c in calls
+    ]
+    assert ("query_logs", "billing", "error") in [
+        (c.tool, c.args.get("service"), c.args.get("level")) for c in calls
+    ]
+    assert any(c.args.get("statement") == "SELECT * FROM jobs LIMIT 50" for c in calls)
+
+
+def test_third_round_counts_rows_per_state_column() -> None:
+    sample = SqlSummary(
+        evidence_id="sql-2",
+        datasource="shop",
+        statement="SELECT * FROM jobs LIMIT 50",
+        row_count=50,
+        columns=["id", "state", "updated_at"],
+        highlights=[],
+    )
+    statements = [c.args["statement"] for c in plan_followup(_request(3, digest=Digest(sql=[sample]))).calls]
+    assert statements == [
+        "SELECT state, COUNT(*) AS row_count FROM jobs GROUP BY state ORDER BY row_count DESC LIMIT 20",
+        "SELECT * FROM jobs ORDER BY updated_at DESC LIMIT 20",
+    ]
