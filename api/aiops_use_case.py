@@ -146,7 +146,6 @@ class AiOpsUseCase:
             return None
 
         recorder = RunRecorder(
-            runs=self._runs,
             run_id=opened.run_id,
             status_sink=no_status,
             max_status_events=self._max_status,
@@ -175,6 +174,8 @@ class AiOpsUseCase:
                 route="aiops",
                 self_evaluation={"aiops_rule_evaluation": evaluation},
                 orchestration_trace=_combined_trace(results),
+                steps=recorder.steps,
+                tools=recorder.tools,
             )
             await queue.put({"type": "done"})
         except asyncio.CancelledError:
@@ -184,6 +185,8 @@ class AiOpsUseCase:
                     status=RunStatus.CANCELLED,
                     cancel_reason=control.cancel_reason or "CANCELLED",
                     orchestration_trace=_combined_trace(results),
+                    steps=recorder.steps,
+                    tools=recorder.tools,
                 )
             raise
         except Exception:
@@ -194,6 +197,8 @@ class AiOpsUseCase:
                 outcome=RunOutcome.FAILED,
                 failure_code="INTERNAL_ERROR",
                 orchestration_trace=_combined_trace(results),
+                steps=recorder.steps,
+                tools=recorder.tools,
             )
             await queue.put({"type": "error", "data": "The alert scan could not be completed."})
 

@@ -116,7 +116,6 @@ class ChatUseCase:
 
     async def _execute_run(self, opened: OpenedRun, events: ChatEvents, control: RunControl) -> None:
         recorder = RunRecorder(
-            runs=self._runs,
             run_id=opened.run_id,
             status_sink=events.on_status,
             max_status_events=self._timings.max_status_events,
@@ -137,19 +136,24 @@ class ChatUseCase:
         except asyncio.CancelledError:
             # Cancel the graph first, so the partial trace says CANCELLED and holds only what ran.
             await handle.cancel(control.cancel_reason or "CANCELLED")
-            await self._finish_cancelled(opened, control, handle.partial_trace())
+            await self._finish_cancelled(opened, control, handle.partial_trace(), recorder)
             raise
         except RunFailed as failure:
-            await self._finish_failed(opened, failure.code, handle.partial_trace(), events)
+            await self._finish_failed(opened, failure.code, handle.partial_trace(), events, recorder)
             return
         except Exception:
             log.exception("run %s failed unexpectedly", opened.run_id)
-            await self._finish_failed(opened, "INTERNAL_ERROR", handle.partial_trace(), events)
+            await self._finish_failed(opened, "INTERNAL_ERROR", handle.partial_trace(), events, recorder)
             return
-        await self._release(opened, result, history.degraded, events)
+        await self._release(opened, result, history.degraded, events, recorder)
 
     async def _release(
-        self, opened: OpenedRun, result: RunResult, history_degraded: bool, events: ChatEvents
+        self,
+        opened: OpenedRun,
+        result: RunResult,
+        history_degraded: bool,
+        events: ChatEvents,
+        recorder: RunRecorder,
     ) -> None:
         payload = result.content.get("payload", {})
         evaluation = dict(result.self_evaluation)
@@ -164,6 +168,8 @@ class ChatUseCase:
             route=result.route,
             self_evaluation=evaluation,
             orchestration_trace=result.trace,
+            steps=recorder.steps,
+            tools=recorder.tools,
         )
         if not changed:  # cancelled meanwhile: late content is discarded
             return
@@ -175,7 +181,12 @@ class ChatUseCase:
         await events.on_content(str(result.content.get("content_type", "")), dict(payload), result.outcome)
 
     async def _finish_failed(
-        self, opened: OpenedRun, code: str, trace: dict[str, Any] | None, events: ChatEvents
+        self,
+        opened: OpenedRun,
+        code: str,
+        trace: dict[str, Any] | None,
+        events: ChatEvents,
+        recorder: RunRecorder,
     ) -> None:
         public_code = code if code in FAILURE_MESSAGES else "INTERNAL_ERROR"
         await self._runs.finish_run(
@@ -184,12 +195,18 @@ class ChatUseCase:
             outcome=RunOutcome.FAILED,
             failure_code=code,
             orchestration_trace=trace,
+            steps=recorder.steps,
+            tools=recorder.tools,
         )
         self.metrics.runs.labels(opened.flow.value, "FAILED", "FAILED").inc()
         await events.on_failure(public_code, FAILURE_MESSAGES[public_code])
 
     async def _finish_cancelled(
-        self, opened: OpenedRun, control: RunControl, trace: dict[str, Any] | None
+        self,
+        opened: OpenedRun,
+        control: RunControl,
+        trace: dict[str, Any] | None,
+        recorder: RunRecorder,
     ) -> None:
         # We are inside a cancelled task: only a shielded, bounded await can still write.
         with anyio.CancelScope(shield=True), anyio.move_on_after(self._timings.cancel_grace_s):
@@ -198,6 +215,8 @@ class ChatUseCase:
                 status=RunStatus.CANCELLED,
                 cancel_reason=control.cancel_reason or "CANCELLED",
                 orchestration_trace=trace,
+                steps=recorder.steps,
+                tools=recorder.tools,
             )
         self.metrics.runs.labels(opened.flow.value, "CANCELLED", "NONE").inc()
 

@@ -1,41 +1,39 @@
-"""The api side of the graph's observer: steps and tool calls become rows, statuses go to the stream."""
+"""The api side of the graph's observer: statuses go to the stream, steps and tool calls are buffered
+and stored with the run's outcome (one transaction, not one per event)."""
 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from api.logs import redact
 from api.metrics import ServiceMetrics
-from persistence.runs import RunStore
+from persistence.trace_rows import StepDraft, ToolDraft
 from tools.base import Evidence
-
-log = logging.getLogger("superbiz.recorder")
 
 StatusSink = Callable[[str, str], Awaitable[None]]
 _ARGS_CHARS = 400
+MAX_ROWS = 500  # per kind and run: a looping graph cannot grow a run's trace without bound
 
 
 class RunRecorder:
-    """Implements `graph.recorder.RunObserver` for one run; never lets a write failure stop the run."""
+    """Implements `graph.recorder.RunObserver` for one run."""
 
     def __init__(
         self,
         *,
-        runs: RunStore,
         run_id: str,
         status_sink: StatusSink,
         max_status_events: int,
         metrics: ServiceMetrics,
     ) -> None:
-        self._metrics = metrics
-        self._runs = runs
         self.run_id = run_id
+        self._metrics = metrics
         self._status_sink = status_sink
         self._status_left = max_status_events
-        self.steps = 0
-        self.tool_calls = 0
+        self.steps: list[StepDraft] = []
+        self.tools: list[ToolDraft] = []
 
     async def on_status(self, code: str, message: str) -> None:
         # Bounded: a looping graph cannot flood the stream.
@@ -45,26 +43,25 @@ class RunRecorder:
         await self._status_sink(code, message)
 
     async def on_node(self, node: str, status: str, duration_ms: float, summary: str) -> None:
-        self.steps += 1
-        await self._runs.append_step(
-            run_id=self.run_id, node=node, status=status, summary=summary, duration_ms=duration_ms
-        )
+        if len(self.steps) < MAX_ROWS:
+            self.steps.append(StepDraft(node, status, redact(summary), duration_ms))
 
     async def on_tool(self, evidence: Evidence, args: Mapping[str, Any]) -> None:
-        self.tool_calls += 1
         self._metrics.tool_calls.labels(evidence.tool, evidence.status.value).inc()
-        await self._runs.append_tool_invocation(
-            run_id=self.run_id,
-            tool=evidence.tool,
-            status=evidence.status.value,
-            evidence_id=evidence.id,
-            args_summary=_args_summary(args),
-            result_summary=evidence.summary,
-            bytes=evidence.bytes,
-            duration_ms=evidence.duration_ms,
-        )
+        if len(self.tools) < MAX_ROWS:
+            self.tools.append(
+                ToolDraft(
+                    tool=evidence.tool,
+                    status=evidence.status.value,
+                    evidence_id=evidence.id,
+                    args_summary=_args_summary(args),
+                    result_summary=redact(evidence.summary),
+                    bytes=evidence.bytes,
+                    duration_ms=evidence.duration_ms,
+                )
+            )
 
 
 def _args_summary(args: Mapping[str, Any]) -> str:
-    text = json.dumps(dict(args), ensure_ascii=False, default=str, sort_keys=True)
+    text = redact(json.dumps(dict(args), ensure_ascii=False, default=str, sort_keys=True))
     return text if len(text) <= _ARGS_CHARS else text[: _ARGS_CHARS - 1] + "…"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -22,6 +22,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from persistence import records
 from persistence.cases import CaseLibraryStore
 from persistence.dialects import insert_for
+from persistence.queries import count_of, is_running, run_row, session_row
 from persistence.records import (
     CaseRecord,
     RunNotFound,
@@ -44,6 +45,7 @@ from persistence.tables import (
     ToolInvocation,
     utcnow,
 )
+from persistence.trace_rows import StepDraft, ToolDraft, insert_trace_rows
 from tools.base import PastCase
 
 INTERRUPTED = "INTERRUPTED"
@@ -86,7 +88,7 @@ class RunStore:
             )
             await db.exec(insert.on_conflict_do_nothing(index_elements=["session_id"]))
             await db.commit()
-            row = await _session_row(db, session_id)
+            row = await session_row(db, session_id)
         if row is None:  # only if it was deleted in between
             raise SessionNotFound(session_id)
         return records.session_info(row)
@@ -94,7 +96,7 @@ class RunStore:
     async def get_session(self, *, session_id: str) -> SessionInfo | None:
         """The session's metadata, or None when unknown."""
         async with self._sessions() as db:
-            row = await _session_row(db, session_id)
+            row = await session_row(db, session_id)
         return None if row is None else records.session_info(row)
 
     async def record_message_pair(self, *, session_id: str) -> bool:
@@ -185,7 +187,7 @@ class RunStore:
         now = self._clock()
         update = (
             sa.update(DiagnosisRun)
-            .where(col(DiagnosisRun.run_id) == run_id, _is_running())
+            .where(col(DiagnosisRun.run_id) == run_id, is_running())
             .values(heartbeat_at=now, updated_at=now)
         )
         return await self._write(update) == 1
@@ -204,8 +206,11 @@ class RunStore:
         orchestration_trace: Mapping[str, Any] | None = None,
         failure_code: str | None = None,
         cancel_reason: str | None = None,
+        steps: Sequence[StepDraft] = (),
+        tools: Sequence[ToolDraft] = (),
     ) -> bool:
-        """Finish a RUNNING run once; False (nothing changed) when unknown or already finished.
+        """Finish a RUNNING run once, with its buffered steps and tool calls, in one transaction;
+        False (nothing changed) when unknown or already finished.
 
         `answer` is the released payload (JSON-serialisable). Counts come from this run's rows only.
         """
@@ -224,8 +229,15 @@ class RunStore:
             "failure_code": failure_code,
             "cancel_reason": cancel_reason,
         }
-        update = sa.update(DiagnosisRun).where(col(DiagnosisRun.run_id) == run_id, _is_running())
-        return await self._write(update.values(**values, **self._closing_values())) == 1
+        update = sa.update(DiagnosisRun).where(col(DiagnosisRun.run_id) == run_id, is_running())
+        async with self._sessions() as db:
+            await insert_trace_rows(db, run_id=run_id, steps=steps, tools=tools)
+            changed = (await db.exec(update.values(**values, **self._closing_values()))).rowcount == 1
+            if changed:
+                await db.commit()
+            else:
+                await db.rollback()
+        return changed
 
     async def sweep_interrupted(self, *, stale_after_s: float, live_owner: str | None = None) -> list[str]:
         """Finish as FAILED/INTERRUPTED the RUNNING runs whose heartbeat is older than
@@ -236,7 +248,7 @@ class RunStore:
         update = (
             sa.update(DiagnosisRun)
             .where(
-                _is_running(),
+                is_running(),
                 col(DiagnosisRun.heartbeat_at) < cutoff,
                 sa.or_(col(DiagnosisRun.owner).is_(None), col(DiagnosisRun.owner) != keep),
             )
@@ -258,7 +270,7 @@ class RunStore:
     async def list_runs(self, *, session_id: str, limit: int = 200) -> list[RunSummary]:
         """The session's runs, newest first; [] without runs; `SessionNotFound` if unknown."""
         async with self._sessions() as db:
-            if await _session_row(db, session_id) is None:
+            if await session_row(db, session_id) is None:
                 raise SessionNotFound(session_id)
             query = (
                 select(DiagnosisRun)
@@ -272,8 +284,8 @@ class RunStore:
     async def load_trace(self, *, session_id: str, run_id: str) -> RunTrace:
         """One run of one session with its steps and tool calls; else `RunNotFound`."""
         async with self._sessions() as db:
-            run = await _run_row(db, session_id=session_id, run_id=run_id)
-            session = await _session_row(db, session_id)
+            run = await run_row(db, session_id=session_id, run_id=run_id)
+            session = await session_row(db, session_id)
             if run is None or session is None:
                 raise RunNotFound(run_id)
             steps = await db.exec(
@@ -327,8 +339,8 @@ class RunStore:
         return {
             "finished_at": now,
             "updated_at": now,
-            "step_count": _count_of(_STEPS),
-            "tool_call_count": _count_of(_TOOLS),
+            "step_count": count_of(_STEPS),
+            "tool_call_count": count_of(_TOOLS),
         }
 
     async def _write(self, statement: sa.Update) -> int:
@@ -350,7 +362,7 @@ class RunStore:
             _RUNS.c.session_id,
             next_seq,
             *(sa.literal(value, type_=table.c[name].type) for name, value in values.items()),
-        ).where(_RUNS.c.run_id == run_id, _is_running())
+        ).where(_RUNS.c.run_id == run_id, is_running())
         insert = (
             sa.insert(table)
             .from_select(["run_id", "session_id", "seq", *values], source)
@@ -366,28 +378,3 @@ class RunStore:
                     continue
             return None if seq is None else int(seq)
         raise RuntimeError(f"could not number a {table.name} row of run {run_id}")
-
-
-def _is_running() -> sa.ColumnElement[bool]:
-    return col(DiagnosisRun.status) == RunStatus.RUNNING.value
-
-
-def _count_of(table: sa.Table) -> sa.ScalarSelect[int]:
-    return (
-        sa.select(sa.func.count())
-        .select_from(table)
-        .where(table.c.run_id == _RUNS.c.run_id)
-        .scalar_subquery()
-    )
-
-
-async def _session_row(db: AsyncSession, session_id: str) -> ChatSession | None:
-    query = select(ChatSession).where(col(ChatSession.session_id) == session_id)
-    return (await db.exec(query)).first()
-
-
-async def _run_row(db: AsyncSession, *, session_id: str, run_id: str) -> DiagnosisRun | None:
-    query = select(DiagnosisRun).where(
-        col(DiagnosisRun.session_id) == session_id, col(DiagnosisRun.run_id) == run_id
-    )
-    return (await db.exec(query)).first()

@@ -1,0 +1,38 @@
+"""Query fragments the run store shares between its methods."""
+
+from __future__ import annotations
+
+from typing import cast
+
+import sqlalchemy as sa
+from sqlmodel import col, select
+from sqlmodel.ext.asyncio.session import AsyncSession
+
+from persistence.tables import ChatSession, DiagnosisRun, RunStatus
+
+_RUNS = cast(sa.Table, DiagnosisRun.__table__)  # type: ignore[attr-defined]
+
+
+def is_running() -> sa.ColumnElement[bool]:
+    return col(DiagnosisRun.status) == RunStatus.RUNNING.value
+
+
+def count_of(table: sa.Table) -> sa.ScalarSelect[int]:
+    return (
+        sa.select(sa.func.count())
+        .select_from(table)
+        .where(table.c.run_id == _RUNS.c.run_id)
+        .scalar_subquery()
+    )
+
+
+async def session_row(db: AsyncSession, session_id: str) -> ChatSession | None:
+    query = select(ChatSession).where(col(ChatSession.session_id) == session_id)
+    return (await db.exec(query)).first()
+
+
+async def run_row(db: AsyncSession, *, session_id: str, run_id: str) -> DiagnosisRun | None:
+    query = select(DiagnosisRun).where(
+        col(DiagnosisRun.session_id) == session_id, col(DiagnosisRun.run_id) == run_id
+    )
+    return (await db.exec(query)).first()
