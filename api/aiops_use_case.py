@@ -264,13 +264,18 @@ def _summary(
 
 
 def _combined_trace(results: Sequence[tuple[AlertGroupRef, RunResult | None]]) -> dict[str, Any]:
+    """The first group's orchestration at the top (what the trace page draws), every group's below."""
     traces = [r.trace for _, r in results if r is not None]
-    return {
-        "version": 1,
-        "flow": "AI_OPS",
-        "groups": traces[:10],
-        "degraded": any(t.get("degraded") for t in traces),
-    }
+    combined: dict[str, Any] = dict(traces[0]) if traces else {"version": 1, "transitions": [], "path": []}
+    combined.update(
+        flow="AI_OPS",
+        groups=[
+            {"alertname": g.alertname, "service": g.service, "trace": r.trace if r else None}
+            for g, r in results
+        ][:10],
+        degraded=any(t.get("degraded") for t in traces),
+    )
+    return combined
 
 
 async def aiops_frames(
