@@ -1,7 +1,7 @@
 // AIOps page: start an alert scan (POST /api/ai_ops through api.streamAiops), watch its report
 // stream in, then open its trace. On a protocol violation everything it streamed is removed.
 
-import { ApiError, isReportPayload, streamAiops, traceHref } from "./api.js";
+import { ApiError, isAiopsGroup, isAiopsSummary, isReportPayload, streamAiops, traceHref } from "./api.js";
 import { badge, el, reportPayloadView } from "./report.js";
 
 const $ = (id) => document.getElementById(id);
@@ -13,6 +13,23 @@ function scanRequest() {
   if (services.length) request.services = services;
   if (instruction) request.instruction = instruction;
   return request;
+}
+
+// One alert group: what fired, how its diagnosis ended, and the report when there is one.
+function groupView({ group, outcome, report }) {
+  const where = group.service ?? "unknown service";
+  const heading = `${group.alertname} · ${where} · ${group.count} alert(s)${group.severity ? ` · ${group.severity}` : ""}`;
+  const label = outcome === "SUCCESS" ? badge("ok", outcome) : outcome === "FALLBACK" ? badge("warn", outcome) : badge("fail", outcome);
+  return el(
+    "section",
+    { class: "aiops-group" },
+    el("h3", {}, el("span", { text: heading }), " ", label),
+    report ? reportPayloadView(report) : el("p", { class: "muted", text: "No diagnosis for this alert group." }),
+  );
+}
+
+function summaryView(summary) {
+  return el("p", { class: "scan-summary" }, el("strong", { text: "Summary: " }), el("span", { text: summary.summary }));
 }
 
 function traceLink(ids) {
@@ -33,6 +50,10 @@ async function startScan(event) {
     const result = await streamAiops(scanRequest(), (update) => {
       if (update.kind === "metadata") {
         state.replaceChildren(badge("busy", "Scanning…"), " run ", el("code", { text: update.ids.runId }));
+      } else if (isAiopsGroup(update.data)) {
+        output.append(groupView(update.data));
+      } else if (isAiopsSummary(update.data)) {
+        output.append(summaryView(update.data));
       } else if (isReportPayload(update.data)) {
         output.append(reportPayloadView(update.data));
       } else {

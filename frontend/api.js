@@ -1,9 +1,9 @@
 // The one module that talks to the server: HTTP calls, bearer-token auth, SSE frame parsing and the
 // strict client-side state machines for the chat and AIOps streams. Pages never call fetch themselves.
 
-import { hasExactKeys, isId, isObject, isReportPayload, isText, isTypedContent } from "./payload.js";
+import { hasExactKeys, isAiopsGroup, isAiopsSummary, isId, isObject, isReportPayload, isText, isTypedContent } from "./payload.js";
 
-export { isReportPayload, isTypedContent };
+export { isAiopsGroup, isAiopsSummary, isReportPayload, isTypedContent };
 
 const TOKEN_KEY = "superbiz.token";
 
@@ -357,7 +357,8 @@ export async function streamAiops(request, onEvent = () => {}) {
       }
       if (!ids) throw new ProtocolError(`A "${message.type.slice(0, 40)}" event arrived before metadata.`);
       if (message.type === "content") {
-        if (!isText(message.data) && !isReportPayload(message.data)) {
+        const data = message.data;
+        if (!isText(data) && !isReportPayload(data) && !isAiopsGroup(data) && !isAiopsSummary(data)) {
           throw new ProtocolError("Malformed content event.");
         }
         onEvent({ kind: "content", data: message.data });

@@ -1,10 +1,11 @@
-// Draws the orchestration graph (DESIGN.md "The graph") as SVG and marks the path a run took:
-// taken edges are solid and thick with a visit count, untaken ones thin and dashed, visited nodes
-// carry their visit order, the final node a double border and the word "final" — no colour needed.
+// Draws the orchestration graph (the server's graph/build.py, DESIGN.md "The graph") as SVG and
+// marks the path a run took: taken edges are solid and thick with a visit count, untaken ones thin and
+// dashed, visited nodes carry their visit order, the final node a double border and the word "final"
+// — no colour needed.
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 150;
-const H = 36;
+const H = 44; // room for the name and, under it, the visit order
 
 // Node centres; the main line runs top to bottom, repair and fallback sit to the right.
 const NODES = {
@@ -19,21 +20,28 @@ const NODES = {
   fallback: [520, 405],
 };
 
-// [from, to, label, waypoints]: waypoints route the loops around the main line without crossings.
+// [from, to, label, waypoints]: the edges of graph/build.py. The planner joins the three executor
+// lanes and plans the next round until it has enough evidence; repair re-drafts (back to the
+// guard) or asks the planner for more evidence. Waypoints route the loops around the main line
+// without crossings. The budget exits (router/planner/diagnose/repair → fallback) are drawn only
+// when a run takes them, as extra edges.
 const EDGES = [
-  ["router", "planner", "complex"],
-  ["router", "composer", "simple", [[60, 30], [60, 480]]],
+  ["router", "planner", ""],
   ["planner", "executors", ""],
-  ["executors", "diagnose", ""],
+  ["executors", "planner", "join", [[110, 180], [110, 112]]],
+  ["planner", "diagnose", "enough", [[40, 98], [40, 255]]],
   ["diagnose", "evidence_guard", ""],
   ["evidence_guard", "semantic_guard", "ok"],
-  ["evidence_guard", "repair", "violations", [[480, 330]]],
-  ["repair", "diagnose", "re-draft", [[480, 255]]],
+  ["evidence_guard", "repair", "violations", [[430, 318], [430, 292]]],
+  ["repair", "evidence_guard", "re-draft", [[500, 340]]],
   ["repair", "planner", "more evidence", [[580, 274], [580, 105]]],
-  ["evidence_guard", "fallback", "exhausted", [[380, 345], [380, 368], [500, 368]]],
+  ["evidence_guard", "fallback", "exhausted", [[300, 368], [500, 368]]],
   ["semantic_guard", "composer", "ok"],
   ["semantic_guard", "fallback", "rejected"],
 ];
+
+// Labels sit on top of lines and arrowheads; a halo in the background colour keeps them legible.
+const HALO = { stroke: "#ffffff", "stroke-width": 4, "stroke-linejoin": "round", "paint-order": "stroke" };
 
 function svg(tag, attrs = {}, text = null) {
   const node = document.createElementNS(SVG, tag);
@@ -80,7 +88,7 @@ function countTransitions(trace) {
   return counts;
 }
 
-function drawEdge(group, points, label, count) {
+function drawEdge(group, key, points, label, count) {
   const taken = count > 0;
   group.append(
     svg("polyline", {
@@ -91,6 +99,7 @@ function drawEdge(group, points, label, count) {
       "stroke-dasharray": taken ? "none" : "5 4",
       "marker-end": taken ? "url(#arrow-taken)" : "url(#arrow)",
       "data-taken": taken ? "true" : "false",
+      "data-edge": key,
       class: "edge",
     }),
   );
@@ -106,7 +115,7 @@ function drawEdge(group, points, label, count) {
   const attrs = horizontal
     ? { x: (x1 + x2) / 2, y: y1 - 5, "text-anchor": "middle" }
     : { x: (x1 + x2) / 2 + 6, y: (y1 + y2) / 2 + 4, "text-anchor": "start" };
-  group.append(svg("text", { ...attrs, "font-size": 12, fill: "#1b1f24", "font-weight": taken ? 700 : 400 }, text));
+  group.append(svg("text", { ...attrs, ...HALO, "font-size": 12, fill: "#1b1f24", "font-weight": taken ? 700 : 400 }, text));
 }
 
 function segmentLength(points, i) {
@@ -120,9 +129,10 @@ function drawNode(group, id, order, isFinal) {
   const node = svg("g", { class: "node", "data-node": id, "data-visited": visited ? "true" : "false", "data-final": isFinal ? "true" : "false" });
   node.append(svg("rect", { x: cx - W / 2, y: cy - H / 2, width: W, height: H, rx: 8, fill: visited ? "#dbe9f8" : "#ffffff", stroke: visited ? "#0d2238" : "#8c959f", "stroke-width": visited ? 2.5 : 1, "stroke-dasharray": visited ? "none" : "4 3" }));
   if (isFinal) node.append(svg("rect", { x: cx - W / 2 - 4, y: cy - H / 2 - 4, width: W + 8, height: H + 8, rx: 11, fill: "none", stroke: "#0d2238", "stroke-width": 2 }));
-  node.append(svg("text", { x: cx, y: cy + 5, "text-anchor": "middle", "font-size": 14, "font-weight": visited ? 700 : 400 }, `${visited ? "✓ " : ""}${id}`));
+  // The visit order sits inside the box: above it, it would hide the arrowheads coming in.
+  node.append(svg("text", { x: cx, y: visited ? cy - 1 : cy + 5, "text-anchor": "middle", "font-size": 14, "font-weight": visited ? 700 : 400 }, `${visited ? "✓ " : ""}${id}`));
   if (visited) {
-    node.append(svg("text", { x: cx - W / 2 + 2, y: cy - H / 2 - 4, "font-size": 11, fill: "#1b1f24", class: "visit-order" }, `step ${order.join(", ")}`));
+    node.append(svg("text", { x: cx, y: cy + 14, "text-anchor": "middle", "font-size": 11, fill: "#1b1f24", class: "visit-order" }, `step ${order.join(", ")}`));
   }
   if (isFinal) node.append(svg("text", { x: cx + W / 2 + 8, y: cy + 4, "font-size": 12, "font-weight": 700 }, "◀ final"));
   group.append(node);
@@ -147,13 +157,13 @@ export function orchestrationDiagram(trace) {
   for (const [from, to, label, waypoints] of EDGES) {
     const key = `${from}>${to}`;
     known.add(key);
-    drawEdge(edges, edgePoints(from, to, waypoints), label, counts.get(key) ?? 0);
+    drawEdge(edges, key, edgePoints(from, to, waypoints), label, counts.get(key) ?? 0);
   }
   // A transition outside the designed graph (e.g. a node failing straight to fallback) is still drawn.
   for (const [key, count] of counts) {
     if (known.has(key)) continue;
     const [from, to] = key.split(">");
-    drawEdge(edges, edgePoints(from, to), "", count);
+    drawEdge(edges, key, edgePoints(from, to), "", count);
   }
   root.append(edges);
   const nodes = svg("g", { class: "nodes", transform: "translate(0 14)" });

@@ -45,3 +45,22 @@ export function isTypedContent(content) {
 export function isReportPayload(payload) {
   return isObject(payload) && isDiagnosisReport(payload);
 }
+
+/** True for an AIOps alert-group message `{group, outcome, report}` (report null: no diagnosis). */
+export function isAiopsGroup(value) {
+  const group = value?.group;
+  return (
+    hasExactKeys(value, ["group", "outcome", "report"]) &&
+    isObject(group) && isText(group.alertname) && (group.service == null || isText(group.service)) &&
+    Number.isInteger(group.count) && (group.severity == null || isText(group.severity)) &&
+    isText(value.outcome) && (value.report === null || isReportPayload(value.report))
+  );
+}
+
+/** True for the AIOps scan summary `{summary, groups, diagnosed, alert_source}`. */
+export function isAiopsSummary(value) {
+  return (
+    hasExactKeys(value, ["summary", "groups", "diagnosed", "alert_source"]) && isText(value.summary) &&
+    Number.isInteger(value.groups) && Number.isInteger(value.diagnosed) && isText(value.alert_source)
+  );
+}

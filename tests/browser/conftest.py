@@ -1,7 +1,9 @@
-"""Fixtures for browser tests: Debian's chromium (never a downloaded browser) and a live fake API.
+"""Fixtures for browser tests: Debian's chromium (never a downloaded browser), a live fake API and
+the real app.
 
-The browser and the uvicorn server live for the whole session on one event loop; each test gets a
-fresh browser context (empty sessionStorage) and a reset `FakeApi`.
+The browser and the fake API's uvicorn server live for the whole session on one event loop; each test
+gets a fresh browser context (empty sessionStorage) and a reset `FakeApi`. The real app (rule-based
+analyst, bundled demo world, a temp SQLite database) is started once per module that asks for it.
 """
 
 from __future__ import annotations
@@ -9,13 +11,17 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 import uvicorn
 from playwright.async_api import Browser, Page, async_playwright
+from starlette.types import ASGIApp
 
+from api.app import create_app
+from api.settings import Settings
 from tests.conftest import IN_CI
 from tests.support.fake_api import FakeApi, create_fake_api
 
@@ -60,21 +66,42 @@ async def browser(chromium_path: Path) -> AsyncIterator[Browser]:
         await launched.close()
 
 
-@pytest_asyncio.fixture(scope="session", loop_scope="session")
-async def fake_server() -> AsyncIterator[tuple[FakeApi, str]]:
-    """The fake API on a real uvicorn server inside the session loop (STACK-NOTES §3.5)."""
-    fake = FakeApi()
+@asynccontextmanager
+async def serving(app: ASGIApp) -> AsyncIterator[str]:
+    """Serve `app` on a real uvicorn server inside the running loop (STACK-NOTES §3.5); yields its URL.
+
+    Real sockets, because the pages read the SSE body as a stream, chunk by chunk.
+    """
     port = free_port()
-    config = uvicorn.Config(create_fake_api(fake), host="127.0.0.1", port=port, log_level="warning")
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve())
     while not server.started:
         if task.done():
             task.result()
         await asyncio.sleep(0.01)
-    yield fake, f"http://127.0.0.1:{port}"
-    server.should_exit = True  # not handle_exit(): uvicorn would re-raise the signal into pytest
-    await asyncio.wait_for(task, 10)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True  # not handle_exit(): uvicorn would re-raise the signal into pytest
+        await asyncio.wait_for(task, 10)
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def fake_server() -> AsyncIterator[tuple[FakeApi, str]]:
+    """The fake API on a real uvicorn server inside the session loop."""
+    fake = FakeApi()
+    async with serving(create_fake_api(fake)) as url:
+        yield fake, url
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def real_url(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[str]:
+    """The real app (demo world, rule-based analyst, a fresh SQLite file) served for one module."""
+    database = tmp_path_factory.mktemp("real-app") / "superbiz.db"
+    settings = Settings(database_url=f"sqlite+aiosqlite:///{database}")
+    async with serving(create_app(settings)) as url:  # uvicorn runs the app's lifespan
+        yield url
 
 
 @pytest.fixture

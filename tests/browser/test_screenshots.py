@@ -1,4 +1,5 @@
-"""The README screenshots come from this browser run; the pages also fit a phone screen."""
+"""The README screenshots come from this browser run against the real app; the pages also fit a
+phone screen and the chat is keyboard usable."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
-async def test_screenshots_of_chat_and_trace(browser: Browser, fake: FakeApi, base_url: str) -> None:
-    chat_png, trace_png = await save_screenshots(browser, base_url)
+async def test_screenshots_of_a_real_demo_diagnosis(browser: Browser, real_url: str) -> None:
+    chat_png, trace_png = await save_screenshots(browser, real_url)
     for image in (chat_png, trace_png):
         assert image.read_bytes().startswith(PNG_MAGIC)
 
