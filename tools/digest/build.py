@@ -1,7 +1,8 @@
 """`build_digest`: every evidence item of a run, turned into bounded, ranked, citable facts.
 
 Each item is read by the shape of its data under its source (range series, log lines, alerts, rows,
-passages, cases); discovery results carry no facts. Items that could not answer become gaps.
+passages, cases); discovery results carry no facts. Items that could not answer become gaps. Per-item
+facts are cached by item (see `tools.digest.item`); only the ranking across items runs every call.
 """
 
 from __future__ import annotations
@@ -11,13 +12,14 @@ from datetime import datetime
 
 from tools.base import Evidence, EvidenceSource, EvidenceStatus
 from tools.digest.alerts import AlertGrouper
-from tools.digest.knowledge import clues_from, passages_from
-from tools.digest.labels import clip
+from tools.digest.item import ItemFactsCache
 from tools.digest.limits import DigestLimits
-from tools.digest.logs import patterns_from, rank_patterns
-from tools.digest.metrics import anomalies_from, rank_anomalies
-from tools.digest.sql import summary_from
-from tools.facts import Digest, LogPattern, MetricAnomaly, RunbookPassage, SourceGap
+from tools.digest.logs import rank_patterns
+from tools.digest.metrics import rank_anomalies
+from tools.facts import Digest, LogPattern, MetricAnomaly, RunbookPassage
+
+# Per-item facts survive between calls: a run digests its growing evidence list more than once.
+_ITEM_FACTS = ItemFactsCache()
 
 
 def build_digest(
@@ -30,24 +32,17 @@ def build_digest(
     patterns: list[LogPattern] = []
     alerts = AlertGrouper(bounds)
     for item in evidence:
-        if not item.status.succeeded:
-            digest.gaps.append(_gap(item, bounds))
-            continue
-        if item.status is EvidenceStatus.EMPTY:
-            continue
-        data = item.data
-        if item.source is EvidenceSource.METRICS:
-            anomalies.extend(anomalies_from(item.id, data, now=now, limits=bounds))
-        elif item.source is EvidenceSource.LOGS and "lines" in data:
-            patterns.extend(patterns_from(item.id, data, now=now, limits=bounds))
-        elif item.source is EvidenceSource.ALERTS:
-            alerts.add(item.id, data)
-        elif item.source is EvidenceSource.SQL and ("rows" in data or "tables" in data):
-            digest.sql.append(summary_from(item.id, data, limits=bounds))
-        elif item.source is EvidenceSource.KNOWLEDGE:
-            digest.runbooks.extend(passages_from(item.id, data, limits=bounds))
-        elif item.source is EvidenceSource.CASES:
-            digest.cases.extend(clues_from(item.id, data, limits=bounds))
+        facts = _ITEM_FACTS.facts(item, now=now, limits=bounds)
+        if facts.gap is not None:
+            digest.gaps.append(facts.gap)
+        anomalies.extend(facts.anomalies)
+        patterns.extend(facts.patterns)
+        if facts.sql is not None:
+            digest.sql.append(facts.sql)
+        digest.runbooks.extend(facts.runbooks)
+        digest.cases.extend(facts.cases)
+        if item.status is EvidenceStatus.OK and item.source is EvidenceSource.ALERTS:
+            alerts.add(item.id, item.data)
     digest.anomalies = rank_anomalies(
         _unique_anomalies(anomalies),
         limit=bounds.max_anomalies,
@@ -60,16 +55,6 @@ def build_digest(
     digest.cases = sorted(digest.cases, key=lambda c: (-c.score, c.case_id))[: bounds.max_cases]
     digest.gaps = digest.gaps[: bounds.max_gaps]
     return digest
-
-
-def _gap(item: Evidence, limits: DigestLimits) -> SourceGap:
-    return SourceGap(
-        evidence_id=item.id,
-        source=item.source.value,
-        tool=item.tool,
-        status=item.status.value,
-        reason=clip(item.summary, limits.summary_chars),
-    )
 
 
 def _unique_anomalies(anomalies: Sequence[MetricAnomaly]) -> list[MetricAnomaly]:

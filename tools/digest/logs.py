@@ -64,6 +64,8 @@ def patterns_from(
 ) -> list[LogPattern]:
     """The top log patterns of one evidence item's lines, per service and level."""
     miner = TemplateMiner(config=_miner_config())
+    # Repeated messages are masked once; drain still sees every line, in order, as before.
+    masked: dict[str, str] = {}
     clusters: dict[tuple[int, str | None], _Cluster] = {}
     for raw in data.get("lines") or []:
         if not isinstance(raw, Mapping):
@@ -75,7 +77,11 @@ def patterns_from(
         labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
         service = service_of(labels)
         level = _level_of(labels, message)
-        cluster_id = int(miner.add_log_message(message)["cluster_id"])
+        if message not in masked:
+            masked[message] = miner.masker.mask(message)
+        # What `TemplateMiner.add_log_message` does, minus building a result (and template) per line.
+        cluster, _ = miner.drain.add_log_message(masked[message])
+        cluster_id = int(cluster.cluster_id)
         entry = clusters.setdefault((cluster_id, service), _Cluster(service=service, level=level))
         _record(entry, ts, message, level)
     templates = {c.cluster_id: c.get_template() for c in miner.drain.clusters}

@@ -16,34 +16,18 @@ from datetime import datetime
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from tools.digest.labels import iso_from_unix, service_of
+from tools.digest.level_shift import TINY, Floats, Shift, best_shift_among, robust_scale
 from tools.digest.limits import DigestLimits
 from tools.facts import MetricAnomaly
 
-_MAD_TO_SIGMA = 1.4826
-_MEAN_AD_TO_SIGMA = 1.2533
-# A baseline that is perfectly flat has MAD 0; these floors keep the z-score finite and
-# scale-aware (1% of the level, or 0.1% of the largest magnitude the series reached).
-_RELATIVE_FLOOR = 0.01
-_MAGNITUDE_FLOOR = 0.001
-_TINY = 1e-12
+_MAGNITUDE_FLOOR = 0.001  # of the largest magnitude the series reached
 # Deviation (in baseline MADs) that counts a single sample as part of the change.
 _SAMPLE_DEVIATION = 3.0
 _RATIO_WHEN_BASELINE_ZERO = 1e6
 # Below this share of the shift happening at once, a change is gradual (a ramp, a leak, a curve).
 _ABRUPT = 0.5
-
-Floats = npt.NDArray[np.float64]
-
-
-@dataclass(frozen=True, slots=True)
-class _Shift:
-    split: int
-    baseline: float
-    scale: float
-    level_score: float
 
 
 def anomalies_from(
@@ -92,6 +76,13 @@ def rank_anomalies(
 def _samples(raw: Sequence[Any], *, now: datetime) -> tuple[Floats, Floats]:
     """Finite (time, value) pairs up to `now`, time-ordered; unreadable pairs are dropped."""
     cutoff = now.timestamp()
+    numeric = _numeric_pairs(raw)
+    if numeric is not None:  # the usual shape: read as one array instead of pair by pair
+        times, values = numeric[:, 0], numeric[:, 1]
+        keep = np.isfinite(times) & np.isfinite(values) & (times <= cutoff)
+        times, values = times[keep], values[keep]
+        order = np.lexsort((values, times))  # by time, then value: as sorting the pairs does
+        return times[order], values[order]
     pairs: list[tuple[float, float]] = []
     for sample in raw:
         try:
@@ -106,9 +97,18 @@ def _samples(raw: Sequence[Any], *, now: datetime) -> tuple[Floats, Floats]:
     return times, values
 
 
-def _series_anomaly(
-    times: Floats, values: Floats, *, limits: DigestLimits
-) -> dict[str, Any] | None:
+def _numeric_pairs(raw: Sequence[Any]) -> Floats | None:
+    """`raw` as an (n, 2+) float array when it is all plain numbers; None for anything else."""
+    try:
+        array = np.asarray(raw)
+    except ValueError:  # ragged
+        return None
+    if array.ndim != 2 or array.shape[1] < 2 or array.dtype.kind not in "biuf":
+        return None  # strings, objects, missing values: read pair by pair
+    return array[:, :2].astype(np.float64)
+
+
+def _series_anomaly(times: Floats, values: Floats, *, limits: DigestLimits) -> dict[str, Any] | None:
     n = len(values)
     if n < limits.min_samples:
         return None
@@ -144,7 +144,7 @@ def _series_anomaly(
     }
 
 
-def _best_shift(values: Floats, *, limits: DigestLimits, floor: float) -> _Shift | None:
+def _best_shift(values: Floats, *, limits: DigestLimits, floor: float) -> Shift | None:
     """The split whose recent median sits furthest (in baseline MADs) from the baseline median."""
     n = len(values)
     first = max(math.ceil(limits.min_baseline_share * n), 6)
@@ -152,15 +152,15 @@ def _best_shift(values: Floats, *, limits: DigestLimits, floor: float) -> _Shift
     if first > last:
         return None
     stride = max(1, n // 120)
-    best = _scan(values, range(first, last + 1, stride), floor)
+    best = best_shift_among(values, range(first, last + 1, stride), floor)
     if best is None:
         return None
     # Refine around the coarse winner at full resolution.
     lo, hi = max(first, best.split - stride), min(last, best.split + stride)
-    return _scan(values, range(lo, hi + 1), floor)
+    return best_shift_among(values, range(lo, hi + 1), floor)
 
 
-def _anchored(values: Floats, shift: _Shift, *, limits: DigestLimits, floor: float) -> _Shift:
+def _anchored(values: Floats, shift: Shift, *, limits: DigestLimits, floor: float) -> Shift:
     """Move the split back to where the samples first left the baseline level.
 
     On a ramp (a leak, a growing backlog) the largest median gap is at the end of the series; the
@@ -175,29 +175,7 @@ def _anchored(values: Floats, shift: _Shift, *, limits: DigestLimits, floor: flo
     first = max(math.ceil(limits.min_baseline_share * len(values)), 6)
     if start == shift.split or start < first:
         return shift
-    return _scan(values, range(start, start + 1), floor) or shift
-
-
-def _scan(values: Floats, splits: range, floor: float) -> _Shift | None:
-    best: _Shift | None = None
-    for split in splits:
-        before = values[:split]
-        baseline = float(np.median(before))
-        scale = _robust_scale(before, baseline, floor)
-        score = abs(float(np.median(values[split:])) - baseline) / scale
-        if best is None or score > best.level_score:
-            best = _Shift(split=split, baseline=baseline, scale=scale, level_score=score)
-    return best
-
-
-def _robust_scale(segment: Floats, center: float, floor: float) -> float:
-    deviations = np.abs(segment - center)
-    spread = float(np.median(deviations)) * _MAD_TO_SIGMA
-    if spread == 0.0:
-        # Quantised series (counts, pool sizes) often have MAD 0 while still varying a little;
-        # the mean absolute deviation keeps one step of such a series from reading as many MADs.
-        spread = float(np.mean(deviations)) * _MEAN_AD_TO_SIGMA
-    return max(spread, _RELATIVE_FLOOR * abs(center), floor, _TINY)
+    return best_shift_among(values, range(start, start + 1), floor) or shift
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,7 +188,7 @@ class _Trend:
         return values - (self.intercept + self.slope * times)
 
 
-def _baseline_trend(times: Floats, values: Floats, shift: _Shift, *, floor: float) -> _Trend:
+def _baseline_trend(times: Floats, values: Floats, shift: Shift, *, floor: float) -> _Trend:
     """A robust linear trend of the baseline's later half: median of pairwise slopes across it.
 
     The later half only, because a daily curve is closer to linear over a shorter stretch and the
@@ -220,10 +198,10 @@ def _baseline_trend(times: Floats, values: Floats, shift: _Shift, *, floor: floa
     t_before, before = times[first : shift.split], values[first : shift.split]
     half = len(before) // 2
     dt = t_before[half : 2 * half] - t_before[:half]
-    slope = float(np.median((before[half : 2 * half] - before[:half]) / np.maximum(dt, _TINY)))
+    slope = float(np.median((before[half : 2 * half] - before[:half]) / np.maximum(dt, TINY)))
     intercept = float(np.median(before - slope * t_before))
     residuals = before - (intercept + slope * t_before)
-    scale = _robust_scale(residuals, float(np.median(residuals)), floor)
+    scale = robust_scale(residuals, float(np.median(residuals)), floor)
     # Never trust the trend fit more than half the level spread: extrapolation adds error.
     return _Trend(slope=slope, intercept=intercept, scale=max(scale, shift.scale * 0.5))
 
@@ -247,11 +225,11 @@ def _abruptness(values: Floats, start: int, delta: float) -> float:
     after = values[start : start + width]
     if not len(before) or not len(after):
         return 1.0
-    return abs(float(np.median(after)) - float(np.median(before))) / max(abs(delta), _TINY)
+    return abs(float(np.median(after)) - float(np.median(before))) / max(abs(delta), TINY)
 
 
 def _ratio(recent: float, baseline: float) -> float:
-    if abs(baseline) > _TINY:
+    if abs(baseline) > TINY:
         return recent / baseline
     if recent == 0:
         return 0.0
