@@ -107,7 +107,7 @@ async def test_memory_incident_in_an_unseen_world(tmp_path: Path) -> None:
     payload = result.content["payload"]
     assert result.outcome == "SUCCESS", result.self_evaluation
     assert payload["root_cause"]["service"] == "blobcache"
-    assert payload["root_cause"]["category"] == "memory_exhaustion"
+    assert payload["root_cause"]["category"] == "memory_leak"
     assert "nightly-export" in [item["service"] for item in payload["ruled_out"]]
 
 

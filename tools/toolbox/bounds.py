@@ -44,9 +44,15 @@ def clip_text(text: str, max_chars: int) -> str:
 def bound_data(data: Mapping[str, Any], max_bytes: int) -> tuple[dict[str, Any], bool]:
     """Fit `data` into `max_bytes` of JSON by clipping long strings and dropping trailing list
     items, largest list first. Returns the bounded copy and whether anything was cut."""
-    bounded: dict[str, Any] = jsonable(data)
-    if json_size(bounded) <= max_bytes:
-        return bounded, False
+    text = _plain_json(data)
+    if text is not None:  # fast path: already plain JSON, copied by the C encoder and decoder
+        if len(text.encode()) <= max_bytes:
+            return json.loads(text), False
+        bounded: dict[str, Any] = json.loads(text)
+    else:
+        bounded = jsonable(data)
+        if json_size(bounded) <= max_bytes:
+            return bounded, False
     bounded = _clip_strings(bounded, max(64, max_bytes // 8))
     while json_size(bounded) > max_bytes:
         lists = [k for k, v in bounded.items() if isinstance(v, list) and v]
@@ -71,12 +77,25 @@ def _longest_prefix(data: dict[str, Any], key: str, max_bytes: int) -> list[Any]
     return items[:low]
 
 
+def _plain_json(data: Mapping[str, Any]) -> str | None:
+    """Compact JSON of `data` when it holds only plain JSON values (no NaN, no driver types)."""
+    try:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError):
+        return None
+
+
+_NUMBERS = (int, float, bool, type(None))
+
+
 def _clip_strings(value: Any, max_chars: int) -> Any:
     if isinstance(value, str):
         return clip_text(value, max_chars)
     if isinstance(value, dict):
         return {k: _clip_strings(v, max_chars) for k, v in value.items()}
     if isinstance(value, list):
+        if all(isinstance(v, _NUMBERS) for v in value):  # samples: nothing to clip
+            return value
         return [_clip_strings(v, max_chars) for v in value]
     return value
 

@@ -58,7 +58,9 @@ class LlmAnalyst:
             "evidence": evidence_view(request.evidence),
             "digest": digest_view(request.digest),
         }
-        return await self._ask(Plan, PLAN_PROMPT, payload, meter)
+        plan = await self._ask(Plan, PLAN_PROMPT, payload, meter)
+        # The model is told the budget; an overshoot is trimmed here rather than ending the run.
+        return Plan(calls=plan.calls[: request.remaining_tool_calls])
 
     async def diagnose(self, request: DiagnoseRequest, meter: ModelMeter) -> Draft:
         payload = {
@@ -79,7 +81,8 @@ class LlmAnalyst:
             "evidence": evidence_view(request.evidence),
             "digest": digest_view(request.digest),
         }
-        return await self._ask(Repair, REPAIR_PROMPT, payload, meter)
+        repair = await self._ask(Repair, REPAIR_PROMPT, payload, meter)
+        return repair.model_copy(update={"calls": repair.calls[: request.remaining_tool_calls]})
 
     async def _ask(self, schema: type[M], prompt: str, payload: dict[str, Any], meter: ModelMeter) -> M:
         meter.charge_model_call()

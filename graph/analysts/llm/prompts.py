@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from graph.analysts.rules.vocabulary import CATEGORY_NAMES
+
 ROUTE_PROMPT = """\
 You route questions for an incident-diagnosis service used by on-call engineers.
 Answer with the Route tool. route="simple" for greetings, how-to questions and runbook questions that need
@@ -20,12 +22,14 @@ already answers the question."""
 DIAGNOSE_PROMPT = """\
 You diagnose a production incident from an evidence digest. Answer with the Draft tool.
 Every finding must cite the evidence ids it relies on, and may only state numbers, service names, hosts
-and error strings that appear in those evidence items. Name the root cause service and a category
-(connection_pool, memory, disk, deploy_regression, dependency_timeout, slow_query, configuration, cpu,
-unknown) with a confidence between 0 and 1. List signals that are unrelated to the incident under ruled_out
+and error strings that appear in those evidence items. Name the root cause service, a category
+(one of: {categories})
+and a confidence between 0 and 1. List signals unrelated to the incident under ruled_out
 with the reason and evidence. If nothing is wrong, set healthy=true, give no root cause and say plainly that
 no incident was found. Recommendations may name a runbook file only if it appears in the evidence.
-Never include credentials, stack traces or destructive commands without a warning."""
+Never include credentials, stack traces or destructive commands without a warning.""".format(
+    categories=", ".join(CATEGORY_NAMES)
+)
 
 REPAIR_PROMPT = """\
 A verification step rejected your draft diagnosis. Answer with the Repair tool. Either return a corrected

@@ -28,7 +28,8 @@ def diagnose_digest(request: DiagnoseRequest) -> Draft:
     if not ranking.ranked:
         return _no_incident(request, ranking)
     root = ranking.ranked[0]
-    findings = _root_findings(root, ranking, digest)
+    symptoms = _symptom_findings(root, ranking, focus)
+    findings = _root_findings(root, ranking, digest) + [finding for _, finding in symptoms]
     category = categorize(_category_text(root, digest), changed=_changed(root))
     cited = [f for f in findings if f.evidence_ids]
     ruled_out = [_ruled_out(h, root) for h in ranking.herrings]
@@ -36,7 +37,7 @@ def diagnose_digest(request: DiagnoseRequest) -> Draft:
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
     return Draft(
         kind="diagnosis",
-        summary=_summary(root, category, ruled_out),
+        summary=_summary(root, [service for service, _ in symptoms], category, ruled_out),
         healthy=False,
         root_cause=RootCause(
             service=root.service, category=category, statement=statement, confidence=confidence
@@ -74,6 +75,19 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
             found.append(say.case_finding(root.service, clue))
             break
     return found
+
+
+def _symptom_findings(root: Suspect, ranking: Ranking, focus: Sequence[str]) -> list[tuple[str, Finding]]:
+    """What the services the question asks about show, when they are victims rather than the cause."""
+    found: list[tuple[str, Finding]] = []
+    for suspect in ranking.ranked[1:]:
+        asked = suspect.service.lower() in focus or any(
+            term in suspect.service.lower().replace("_", "-").split("-") for term in focus
+        )
+        if asked and suspect.errors and suspect.service not in root.blamed_by:
+            pattern = max(suspect.errors, key=lambda p: p.count)
+            found.append((suspect.service, say.pattern_finding(suspect.service, pattern)))
+    return found[:2]
 
 
 def _decisive_changes(root: Suspect, onset: datetime | None) -> list[LogPattern]:
@@ -119,10 +133,12 @@ def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
     return "; ".join(parts) + "."
 
 
-def _summary(root: Suspect, category: str, ruled_out: Sequence[RuledOut]) -> str:
+def _summary(root: Suspect, symptoms: Sequence[str], category: str, ruled_out: Sequence[RuledOut]) -> str:
+    # Only services a finding cites evidence for: the summary asserts nothing the findings do not.
     text = f"Root cause: {root.service} ({category.replace('_', ' ')})."
-    if root.blamed_by:
-        text += " Affected downstream: " + ", ".join(sorted(root.blamed_by)) + "."
+    affected = sorted(set(root.blamed_by) | set(symptoms))
+    if affected:
+        text += " Also affected: " + ", ".join(affected) + "."
     if ruled_out:
         text += " Ruled out: " + ", ".join(item.service for item in ruled_out) + "."
     return text

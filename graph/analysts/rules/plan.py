@@ -22,6 +22,7 @@ MAX_FOCUS_SERVICES = 4
 MAX_TABLES_PER_DATASOURCE = 4
 MAX_DATASOURCES = 3
 SAMPLE_ROWS = 50
+FOLLOW_UP_RESERVE = 4
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _SAMPLE = re.compile(r"^SELECT \* FROM ([A-Za-z_][A-Za-z0-9_]*) LIMIT \d+$")
 _STATE_COLUMN = re.compile(r"^(?:status|state|phase|result|outcome|wait_event(?:_type)?|level)$", re.I)
@@ -58,7 +59,9 @@ def plan_targeted(request: PlanRequest) -> Plan:
     calls = _log_calls(focus) + _metric_calls(request) + _sql_calls(request)
     if alert_terms := _alert_terms(request.digest):
         calls.append(PlannedCall(tool="search_runbooks", args={"query": alert_terms, "limit": 3}))
-    return Plan(calls=calls)
+    # Most important first, so trimming to the budget keeps what matters; a few calls stay for
+    # the follow-up round.
+    return Plan(calls=calls[: max(0, request.remaining_tool_calls - FOLLOW_UP_RESERVE)])
 
 
 def plan_followup(request: PlanRequest) -> Plan:
@@ -82,7 +85,7 @@ def plan_followup(request: PlanRequest) -> Plan:
             calls.append(
                 _sql(summary.datasource, f"SELECT * FROM {table} ORDER BY {recent[0]} DESC LIMIT 20")
             )
-    return Plan(calls=calls)
+    return Plan(calls=calls[: request.remaining_tool_calls])
 
 
 def _sql(datasource: str, statement: str) -> PlannedCall:

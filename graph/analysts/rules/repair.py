@@ -19,7 +19,7 @@ def repair_draft(request: RepairRequest) -> Repair:
         calls = [
             PlannedCall(tool="query_logs", args={"service": name, "window_minutes": WINDOW_MINUTES})
             for name in dict.fromkeys(missing)
-        ][:3]
+        ][: min(3, request.remaining_tool_calls)]
         return Repair(calls=calls)
     return Repair(draft=_without_violations(request.draft, request.violations))
 
@@ -30,14 +30,24 @@ def _without_violations(draft: Draft, violations: Sequence[str]) -> Draft:
     for violation in violations:
         if match := _LABEL.match(violation):
             bad[match.group(1)].add(int(match.group(2)))
-        else:
+        elif not violation.startswith(("summary ", "root cause ", "recommendation ")):
             other = True
     findings = [f for n, f in enumerate(draft.findings, 1) if n not in bad["finding"]]
     ruled_out = [r for n, r in enumerate(draft.ruled_out, 1) if n not in bad["ruled_out"]]
     recommendations = [r.model_copy(update={"runbook": None}) for r in draft.recommendations]
-    repaired = draft.model_copy(
-        update={"findings": findings, "ruled_out": ruled_out, "recommendations": recommendations}
-    )
+    update: dict[str, object] = {
+        "findings": findings,
+        "ruled_out": ruled_out,
+        "recommendations": recommendations,
+    }
+    root = draft.root_cause
+    if any(v.startswith("summary ") for v in violations):
+        update["summary"] = f"Root cause: {root.service}." if root else "See the findings below."
+    if root is not None and any(v.startswith("root cause ") for v in violations):
+        update["root_cause"] = root.model_copy(
+            update={"statement": f"{root.service} is the most likely origin."}
+        )
+    repaired = draft.model_copy(update=update)
     if other and draft.root_cause is not None and not findings:
         # Nothing left supports the root cause: say so rather than keep an unsupported claim.
         return repaired.model_copy(

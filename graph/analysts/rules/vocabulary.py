@@ -159,7 +159,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
         ),
     ),
     (
-        "memory_exhaustion",
+        "memory_leak",
         ("out of memory", "outofmemory", "oom", "memory", "heap", "rss", "gc overhead"),
     ),
     ("disk_full", ("no space left", "disk", "filesystem", "inode", "volume full")),
@@ -190,7 +190,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ),
     ("cpu_saturation", ("cpu", "throttl", "load average")),
     (
-        "dependency_timeout",
+        "slow_dependency",
         (
             "upstream",
             "timed out",
@@ -203,20 +203,26 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
         ),
     ),
 )
-DEPLOY_CATEGORY = "deploy_regression"
+DEPLOY_CATEGORY = "bad_deploy"
+GENERIC_CATEGORIES = frozenset({"slow_dependency", "cpu_saturation", "unknown"})
 UNKNOWN_CATEGORY = "unknown"
+# The one category vocabulary both analysts use.
+CATEGORY_NAMES: tuple[str, ...] = (
+    *(name for name, _ in CATEGORIES),
+    DEPLOY_CATEGORY,
+    UNKNOWN_CATEGORY,
+)
 
 CATEGORY_ADVICE: dict[str, str] = {
     "connection_pool_exhaustion": "Find what holds the connections (leaks, long transactions) and relieve "
     "the pool; roll back a recent change if it introduced the leak.",
-    "memory_exhaustion": "Check memory limits and recent allocation changes; restart only after capturing "
+    "memory_leak": "Check memory limits and recent allocation changes; restart only after capturing "
     "a heap profile.",
     "disk_full": "Free or extend the affected volume and find what filled it.",
     "slow_query": "Find the blocking or slow statements and their sessions before killing anything.",
     "configuration_error": "Compare the running configuration with the last known good one and revert it.",
     "cpu_saturation": "Find the hot workload and throttle or reschedule it.",
-    "dependency_timeout": "Check the health of the upstream dependency and the timeouts and retries "
-    "calling it.",
+    "slow_dependency": "Check the health of the upstream dependency and the timeouts and retries calling it.",
     DEPLOY_CATEGORY: "Roll back the recent deploy and compare the versions.",
     UNKNOWN_CATEGORY: "Look at the earliest anomalous signal of the suspected service.",
 }
@@ -230,6 +236,8 @@ def categorize(text: str, *, changed: bool) -> str:
         hits = sum(lowered.count(cue) for cue in cues)
         if hits > best_hits:
             best, best_hits = category, hits
-    if best == UNKNOWN_CATEGORY and changed:
+    # A change just before the trouble explains generic symptoms (timeouts, 5xx, CPU) better than
+    # they explain themselves; specific exhaustion cues (pool, memory, disk, locks) still win.
+    if changed and best in GENERIC_CATEGORIES:
         return DEPLOY_CATEGORY
     return best

@@ -46,12 +46,11 @@ async def node_planner(state: DiagnosisState, runtime: Runtime[RunContext]) -> d
 
 
 def _planned(ctx: RunContext, state: DiagnosisState, calls: list[PlannedCall]) -> dict[str, Any]:
-    shaped = shape_plan(
-        calls,
-        tool_names=ctx.toolbox.tool_names(),
-        already_made=state.get("calls_made", []),
-        remaining_tool_calls=ctx.meter.remaining_tool_calls,
-    )
+    shaped = shape_plan(calls, tool_names=ctx.toolbox.tool_names(), already_made=state.get("calls_made", []))
+    if len(shaped) > ctx.meter.remaining_tool_calls:
+        # Analysts plan within the budget they are told; a plan that cannot fit means the
+        # evidence this question needs is out of reach: the run ends in BUDGET_EXHAUSTED.
+        return {"plan": [], "budget_exhausted": "tool_calls"}
     return {"plan": shaped, "calls_made": [call_key(c.tool, c.args) for c in shaped]}
 
 

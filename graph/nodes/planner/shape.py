@@ -19,9 +19,8 @@ def shape_plan(
     *,
     tool_names: Iterable[str],
     already_made: Iterable[str],
-    remaining_tool_calls: int,
 ) -> list[PlannedCall]:
-    """Known tools only, each distinct call once per run, at most the remaining budget."""
+    """Known tools only, each distinct call once per run, at most MAX_CALLS_PER_ROUND."""
     known = set(tool_names)
     seen = set(already_made)
     shaped: list[PlannedCall] = []
@@ -31,4 +30,4 @@ def shape_plan(
             continue
         seen.add(key)
         shaped.append(call)
-    return shaped[: min(remaining_tool_calls, MAX_CALLS_PER_ROUND)]
+    return shaped[:MAX_CALLS_PER_ROUND]

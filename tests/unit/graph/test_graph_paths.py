@@ -154,6 +154,16 @@ async def test_model_budget_exhausted_ends_in_fallback_not_an_exception() -> Non
     assert result.self_evaluation["budget_exhausted"] == "model_calls"
 
 
+async def test_tool_budget_too_small_for_the_plan_ends_in_budget_exhausted() -> None:
+    toolbox = FakeToolbox()
+    parts = run_parts(toolbox, budgets=GraphBudgets(max_tool_calls=2))
+    result = await _start("Why is the api failing?", parts).result()
+    assert result.outcome == "FALLBACK"
+    assert result.trace["termination_reason"] == "BUDGET_EXHAUSTED"
+    assert result.self_evaluation["budget_exhausted"] == "tool_calls"
+    assert toolbox.calls == []
+
+
 async def test_deadline_ends_in_budget_exhausted_fallback_and_cancels_tools() -> None:
     toolbox = FakeToolbox(delay_s=5.0)
     parts = run_parts(toolbox, budgets=GraphBudgets(deadline_s=0.3))

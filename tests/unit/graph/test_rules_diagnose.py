@@ -131,4 +131,4 @@ def test_a_dependency_seen_only_in_others_errors_can_be_the_root_cause() -> None
     draft = diagnose_digest(request)
     assert draft.root_cause is not None
     assert draft.root_cause.service == "pg-main"
-    assert draft.root_cause.category == "dependency_timeout"
+    assert draft.root_cause.category == "slow_dependency"
