@@ -11,7 +11,7 @@ import logging
 import os
 import socket
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import httpx
 import sqlalchemy as sa
@@ -56,6 +56,7 @@ class Services:
     chat: ChatUseCase
     aiops: AiOpsUseCase
     metrics: ServiceMetrics
+    background: set[asyncio.Task[None]] = field(default_factory=set)
 
     async def database_ready(self) -> tuple[bool, str]:
         try:
@@ -141,10 +142,10 @@ async def build_services(settings: Settings) -> Services:
         cancel_grace_s=chat_limits.cancel_grace_s,
         max_status_events=chat_limits.max_status_events,
     )
-    swept = await runs.sweep_interrupted(stale_after_s=settings.database.orphan_after_s)
-    if swept:
-        log.warning("finished %d interrupted run(s) left RUNNING by a dead worker", len(swept))
-    return Services(
+    # The embedded SQLite database belongs to this one process: every RUNNING run in it was left by
+    # a process that died. A shared database is swept by age, now and periodically.
+    await sweep_orphans(runs, 0.0 if settings.embedded_database else orphan_age_s(settings))
+    services = Services(
         settings=settings,
         worker_id=worker_id,
         engine=engine,
@@ -158,10 +159,38 @@ async def build_services(settings: Settings) -> Services:
         aiops=aiops,
         metrics=metrics,
     )
+    sweeper = asyncio.create_task(_sweep_periodically(runs, settings))
+    services.background.add(sweeper)
+    return services
+
+
+def orphan_age_s(settings: Settings) -> float:
+    """How old a RUNNING run must be before no live worker can still own it."""
+    chat = settings.chat
+    return max(settings.database.orphan_after_s, chat.run_deadline_s + chat.cancel_grace_s + 10.0)
+
+
+async def sweep_orphans(runs: RunStore, stale_after_s: float) -> None:
+    """Finish runs left RUNNING by a dead worker; a database outage only postpones it."""
+    try:
+        swept = await runs.sweep_interrupted(stale_after_s=stale_after_s)
+    except Exception:
+        log.warning("could not sweep interrupted runs (database unavailable?)", exc_info=True)
+        return
+    if swept:
+        log.warning("finished %d interrupted run(s) left RUNNING by a dead worker", len(swept))
+
+
+async def _sweep_periodically(runs: RunStore, settings: Settings) -> None:
+    while True:
+        await asyncio.sleep(settings.database.sweep_interval_s)
+        await sweep_orphans(runs, orphan_age_s(settings))
 
 
 async def close_services(services: Services) -> None:
     """Cancel runs still in flight (they finish CANCELLED), then close clients and pools."""
+    for task in services.background:
+        task.cancel()
     active = list(services.chat.active)
     for task in active:
         task.cancel()

@@ -1,30 +1,16 @@
-"""Structured JSON logs carrying the session and run ids, with secrets redacted before they are written."""
+"""Structured JSON logs carrying the session and run ids, secrets redacted before they are written."""
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 from contextvars import ContextVar
 from datetime import UTC, datetime
 
+from tools.redaction import redact
+
 current_session: ContextVar[str | None] = ContextVar("current_session", default=None)
 current_run: ContextVar[str | None] = ContextVar("current_run", default=None)
-
-_SECRETS = [
-    (re.compile(r"(?i)\b(password|passwd|pwd|secret|token|api[_-]?key)\s*[=:]\s*\S+"), r"\1=[REDACTED]"),
-    (re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]+"), "Bearer [REDACTED]"),
-    (re.compile(r"\bsk-[A-Za-z0-9_-]{8,}"), "sk-[REDACTED]"),
-    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "AKIA[REDACTED]"),
-    (re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://[^:/\s@]+):[^@\s/]+@"), r"\1:[REDACTED]@"),
-]
-
-
-def redact(text: str) -> str:
-    """Mask credentials, tokens and passwords in connection strings."""
-    for pattern, replacement in _SECRETS:
-        text = pattern.sub(replacement, text)
-    return text
 
 
 class JsonFormatter(logging.Formatter):

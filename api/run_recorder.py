@@ -7,10 +7,10 @@ import json
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from api.logs import redact
 from api.metrics import ServiceMetrics
 from persistence.trace_rows import StepDraft, ToolDraft
 from tools.base import Evidence
+from tools.redaction import redact
 
 StatusSink = Callable[[str, str], Awaitable[None]]
 _ARGS_CHARS = 400

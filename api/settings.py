@@ -24,9 +24,10 @@ class DatabaseSettings(BaseModel):
     pool_size: PositiveInt = 10
     max_overflow: PositiveInt = 10
     pool_timeout_s: PositiveFloat = 5.0
-    # A RUNNING run whose owner has not touched it for this long is swept as INTERRUPTED.
-    orphan_after_s: PositiveFloat = 300.0
-    heartbeat_s: PositiveFloat = 30.0
+    # A RUNNING run older than this (and than the run deadline) has lost its worker: it is swept
+    # as FAILED/INTERRUPTED. A live worker's run never outlives its deadline, so no live run is swept.
+    orphan_after_s: PositiveFloat = 180.0
+    sweep_interval_s: PositiveFloat = 30.0
 
 
 class RedisSettings(BaseModel):

@@ -45,7 +45,8 @@ def make_client(
 
     @asynccontextmanager
     async def build(**overrides: Any) -> AsyncIterator[AppAndClient]:
-        settings = Settings(database_url=f"sqlite+aiosqlite:///{tmp_path / 'custom.db'}", **overrides)
+        values = {"database_url": f"sqlite+aiosqlite:///{tmp_path / 'custom.db'}", **overrides}
+        settings = Settings(**values)
         application = create_app(settings)
         async with application.router.lifespan_context(application):
             transport = httpx.ASGITransport(app=application)

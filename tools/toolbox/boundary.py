@@ -24,6 +24,7 @@ from tools.base import (
 )
 from tools.evidence_store import EvidenceCache, RunEvidence, ToolOutcome
 from tools.limits import ToolLimits
+from tools.redaction import redact, redact_json
 from tools.toolbox.bounds import bound_data, clip_text, json_size
 from tools.toolbox.catalog import TOOLS, TOOLS_BY_NAME
 from tools.toolbox.spec import Answer, ToolContext, ToolSpec
@@ -167,12 +168,14 @@ class Toolbox:
         self, spec: ToolSpec, answer: Answer, query: dict[str, Any], duration_ms: float
     ) -> ToolOutcome:
         data, cut = bound_data(answer.data, self.limits.max_result_bytes)
+        # Secrets in tool output never reach the model, the trace or the client.
+        data = redact_json(data)
         truncated = cut or answer.truncated
-        summary = answer.summary + (" [truncated]" if cut else "")
+        summary = redact(answer.summary) + (" [truncated]" if cut else "")
         return ToolOutcome(
             source=spec.source,
             tool=spec.name,
-            title=clip_text(answer.title or spec.name, 200),
+            title=clip_text(redact(answer.title or spec.name), 200),
             summary=clip_text(summary, self.limits.max_summary_chars),
             data=data,
             query={**query, **bound_data(answer.query, 4_096)[0]},

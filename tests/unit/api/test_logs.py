@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import logging
 
-from api.logs import JsonFormatter, current_run, redact
+from api.logs import JsonFormatter, current_run
+from tools.redaction import redact
 
 
 def test_redact_masks_passwords_tokens_keys_and_connection_strings() -> None:

@@ -1,0 +1,158 @@
+"""Process restarts: SIGKILL leaves RUNNING runs that the next start finishes as INTERRUPTED;
+SIGTERM cancels in-flight runs cleanly within the grace period."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from persistence.db import make_engine, make_sessionmaker
+from persistence.runs import RunStore
+from tests.support.live_server import free_port
+from tests.support.scripted_llm import ScriptedLLM, Sleep, scripted_llm
+
+pytestmark = pytest.mark.llm
+
+
+@pytest.fixture
+async def llm() -> AsyncIterator[ScriptedLLM]:
+    async with scripted_llm() as server:
+        yield server
+
+
+def _start_server(db_url: str, llm: ScriptedLLM, port: int) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "SUPERBIZ_DATABASE_URL": db_url,
+        "SUPERBIZ_MODEL__BASE_URL": llm.base_url,
+        "SUPERBIZ_MODEL__NAME": "scripted",
+        "SUPERBIZ_MODEL__API_KEY": "test",
+        "SUPERBIZ_MODEL__TIMEOUT_S": "60",
+        "SUPERBIZ_CHAT__CANCEL_GRACE_S": "3",
+        "SUPERBIZ_LOG_LEVEL": "WARNING",
+    }
+    command = [sys.executable, "-m", "api.cli", "serve", "--port", str(port)]
+    return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+async def _ready(url: str) -> None:
+    async with httpx.AsyncClient(base_url=url, timeout=2) as client:
+        for _ in range(200):
+            try:
+                if (await client.get("/readyz")).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
+    raise AssertionError("server did not become ready")
+
+
+async def _hold_chat(url: str, session_id: str, started: asyncio.Event) -> None:
+    """Open a chat and keep reading until the server goes away."""
+    try:
+        async with (
+            httpx.AsyncClient(base_url=url, timeout=60) as client,
+            client.stream("POST", "/api/chat", json={"sessionId": session_id, "query": "why?"}) as response,
+        ):
+            async for _ in response.aiter_lines():
+                started.set()
+    except httpx.HTTPError:
+        pass
+
+
+async def _statuses(db_url: str) -> dict[str, tuple[str, str | None]]:
+    engine = make_engine(db_url)
+    try:
+        store = RunStore(make_sessionmaker(engine), worker_id="test-reader")
+        found = {}
+        for session in ("done-1", "slow-1", "slow-2"):
+            if await store.get_session(session_id=session) is None:
+                continue
+            for run in await store.list_runs(session_id=session):
+                found[session] = (run.status, run.failure_code or run.cancel_reason)
+        return found
+    finally:
+        await engine.dispose()
+
+
+async def _start_slow_runs(url: str, llm: ScriptedLLM) -> list[asyncio.Task[None]]:
+    llm.push(Sleep(60), Sleep(60))
+    events = [asyncio.Event(), asyncio.Event()]
+    tasks = [asyncio.create_task(_hold_chat(url, f"slow-{i + 1}", events[i])) for i in range(2)]
+    for event in events:
+        await asyncio.wait_for(event.wait(), 20)
+    deadline = asyncio.get_running_loop().time() + 20
+    while llm.in_flight < 2:
+        assert asyncio.get_running_loop().time() < deadline, "model calls never started"
+        await asyncio.sleep(0.05)
+    return tasks
+
+
+async def _finished_run(url: str) -> None:
+    # Nothing scripted: every model call fails with 500 and each step degrades to the rules.
+    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+        body = {"sessionId": "done-1", "query": "why is checkout slow?"}
+        text = (await client.post("/api/chat", json=body)).text
+    assert '"outcome":"SUCCESS"' in text
+
+
+async def test_sigkill_then_restart_finishes_running_runs_as_interrupted(
+    llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'restart.db'}"
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = _start_server(db_url, llm, port)
+    try:
+        await _ready(url)
+        await _finished_run(url)
+        tasks = await _start_slow_runs(url, llm)
+        server.send_signal(signal.SIGKILL)
+        server.wait(10)
+        await asyncio.gather(*tasks)
+        assert (await _statuses(db_url))["slow-1"][0] == "RUNNING"
+    finally:
+        server.kill()
+    restarted = _start_server(db_url, llm, port)
+    try:
+        await _ready(url)
+        statuses = await _statuses(db_url)
+    finally:
+        restarted.terminate()
+        restarted.wait(15)
+    assert statuses == {
+        "done-1": ("SUCCESS", None),
+        "slow-1": ("FAILED", "INTERRUPTED"),
+        "slow-2": ("FAILED", "INTERRUPTED"),
+    }
+
+
+async def test_sigterm_cancels_in_flight_runs_within_the_grace_period(
+    llm: ScriptedLLM, tmp_path: Path
+) -> None:
+    db_url = f"sqlite+aiosqlite:///{tmp_path / 'term.db'}"
+    port = free_port()
+    server = _start_server(db_url, llm, port)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        await _ready(url)
+        tasks = await _start_slow_runs(url, llm)
+        started = asyncio.get_running_loop().time()
+        server.send_signal(signal.SIGTERM)
+        await asyncio.to_thread(server.wait, 30)
+        elapsed = asyncio.get_running_loop().time() - started
+        await asyncio.gather(*tasks)
+    finally:
+        server.kill()
+    assert server.returncode is not None and elapsed < 20
+    statuses = await _statuses(db_url)
+    assert {statuses["slow-1"][0], statuses["slow-2"][0]} == {"CANCELLED"}
+    assert llm.disconnects == 2
