@@ -56,9 +56,9 @@ async def _open_then_leave(url: str, session_id: str, llm: ScriptedLLM) -> str:
     return run_id
 
 
-async def _until(predicate: object, timeout: float = 10.0) -> None:
+async def _until(predicate: object, within: float = 10.0) -> None:
     assert callable(predicate)
-    deadline = asyncio.get_running_loop().time() + timeout
+    deadline = asyncio.get_running_loop().time() + within
     while not predicate():
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("condition not reached in time")
@@ -95,7 +95,7 @@ async def test_fifty_disconnects_leak_no_task_and_no_permit(
     for i in range(50):
         await _open_then_leave(url, f"dc-many-{i}", llm)
         await _until(lambda i=i: llm.disconnects == i + 1)
-    await _until(lambda: not services.chat.active and services.admission.in_use == 0, timeout=30)
+    await _until(lambda: not services.chat.active and services.admission.in_use == 0, within=30)
     await asyncio.sleep(0.2)
     assert len(asyncio.all_tasks()) <= baseline + 2  # the uvicorn server's own idle tasks may vary
     statuses = []
