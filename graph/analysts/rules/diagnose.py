@@ -11,6 +11,7 @@ from datetime import datetime
 from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.route import question_terms
+from graph.analysts.rules.scope import scope_ranking, scoped_service
 from graph.analysts.rules.suspects import Ranking, Suspect, near_change, rank_suspects
 from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ROLLOUT, categorize
 from tools.facts import Digest, LogPattern
@@ -25,6 +26,9 @@ def diagnose_digest(request: DiagnoseRequest) -> Draft:
     digest = request.digest
     focus = question_terms(request.route.resolved_query) + list(request.route.services)
     ranking = rank_suspects(digest, focus=focus, known=request.services)
+    named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]]
+    if target := scoped_service(request.route.resolved_query, request.route.services, named):
+        ranking = scope_ranking(ranking, target, digest)
     if not ranking.ranked:
         return _no_incident(request, ranking)
     root = ranking.ranked[0]
@@ -33,11 +37,12 @@ def diagnose_digest(request: DiagnoseRequest) -> Draft:
     category = categorize(_category_text(root, digest), changed=_changed(root))
     cited = [f for f in findings if f.evidence_ids]
     ruled_out = [_ruled_out(h, root) for h in ranking.herrings]
+    ruled_out += [_unrelated(other, root) for other in ranking.unrelated]
     statement = _statement(root, ranking, category)
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
     return Draft(
         kind="diagnosis",
-        summary=_summary(root, [service for service, _ in symptoms], category, ruled_out),
+        summary=_summary(root, [service for service, _ in symptoms], category, ruled_out, ranking),
         healthy=False,
         root_cause=RootCause(
             service=root.service, category=category, statement=statement, confidence=confidence
@@ -66,9 +71,11 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
         found.append(say.change_finding(root.service, pattern))
     for downstream, pattern in sorted(root.blamed_by.items())[:3]:
         found.append(say.blame_finding(downstream, root.service, pattern))
+    # Session-state tables belong to the incident; a root set apart from it cites only rows naming it.
+    any_state = not ranking.unrelated
     for summary in digest.sql:
         text = " ".join(summary.highlights).lower()
-        if summary.row_count and (root.service.lower() in text or _state_like(text)):
+        if summary.row_count and (root.service.lower() in text or (any_state and _state_like(text))):
             found.append(say.sql_finding(summary))
     for clue in digest.cases:
         if clue.root_cause_service and clue.root_cause_service.lower() == root.service.lower():
@@ -130,17 +137,29 @@ def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
         parts.append("errors in " + ", ".join(sorted(root.blamed_by)) + f" name {root.service} upstream")
     if _changed(root):
         parts.append(f"a change to {root.service} came shortly before the trouble")
+    if ranking.unrelated:
+        parts.append(_unrelated_clause(ranking))
     return "; ".join(parts) + "."
 
 
-def _summary(root: Suspect, symptoms: Sequence[str], category: str, ruled_out: Sequence[RuledOut]) -> str:
+def _summary(
+    root: Suspect,
+    symptoms: Sequence[str],
+    category: str,
+    ruled_out: Sequence[RuledOut],
+    ranking: Ranking,
+) -> str:
     # Only services a finding cites evidence for: the summary asserts nothing the findings do not.
     text = f"Root cause: {root.service} ({category.replace('_', ' ')})."
     affected = sorted(set(root.blamed_by) | set(symptoms))
     if affected:
         text += " Also affected: " + ", ".join(affected) + "."
-    if ruled_out:
-        text += " Ruled out: " + ", ".join(item.service for item in ruled_out) + "."
+    if ranking.unrelated:
+        text += " " + _unrelated_clause(ranking).capitalize() + "."
+    # A separate incident is named in its own sentence, not among the dismissed signals.
+    dismissed = [item.service for item in ruled_out if item.service not in _services(ranking.unrelated)]
+    if dismissed:
+        text += " Ruled out: " + ", ".join(dismissed) + "."
     return text
 
 
@@ -155,6 +174,29 @@ def _ruled_out(herring: Suspect, root: Suspect) -> RuledOut:
     # The root's own evidence backs the part of the reason that names it.
     root_ids = [g.evidence_id for g in root.alerts] + [a.evidence_id for a in root.anomalies]
     return RuledOut(service=herring.service, reason=reason, evidence_ids=[*ids[:4], *root_ids[:1]])
+
+
+def _services(suspects: Sequence[Suspect]) -> set[str]:
+    return {s.service for s in suspects}
+
+
+def _unrelated_clause(ranking: Ranking) -> str:
+    others = ", ".join(s.service for s in ranking.unrelated)
+    return f"it is unrelated to the incident in {others}"
+
+
+def _unrelated(other: Suspect, root: Suspect) -> RuledOut:
+    """A separate incident the scoped question is not about: named, and why it does not explain it."""
+    signals = [g.alertname for g in other.alerts] + sorted({a.metric for a in other.anomalies})
+    what = ", ".join(signals[:3]) or "its trouble"
+    when = "later" if root.onset and other.onset and other.onset > root.onset else "separately"
+    reason = (
+        f"{what} belong to a separate incident that began {when}; no error of {root.service} names "
+        f"{other.service} and nothing links {root.service}'s trouble to it"
+    )
+    ids = sorted({g.evidence_id for g in other.alerts} | {a.evidence_id for a in other.anomalies})
+    root_ids = [g.evidence_id for g in root.alerts] + [a.evidence_id for a in root.anomalies]
+    return RuledOut(service=other.service, reason=reason, evidence_ids=[*ids[:4], *root_ids[:1]])
 
 
 def _recommendations(root: Suspect, category: str, digest: Digest) -> list[Recommendation]:

@@ -57,6 +57,8 @@ class Ranking:
     ranked: list[Suspect]
     herrings: list[Suspect]
     window_start: datetime | None
+    unrelated: list[Suspect] = field(default_factory=list)  # a separate incident, set aside by scope
+    quiet: list[Suspect] = field(default_factory=list)  # bystanders with signals only, not worth naming
 
 
 def rank_suspects(digest: Digest, *, focus: Sequence[str] = (), known: Sequence[str] = ()) -> Ranking:
@@ -80,14 +82,16 @@ def rank_suspects(digest: Digest, *, focus: Sequence[str] = (), known: Sequence[
     # Inside the window but with nothing tying it to the others: a bystander, never the root cause
     # unless it is all there is (then its own signals are the incident).
     bystanders = [s for s in involved if s.service not in linked and _only_signals(s)]
+    quiet: list[Suspect] = []
     if len(bystanders) < len(involved):
         involved = [s for s in involved if s not in bystanders]
         # An alert on a bystander is the classic red herring: name it and rule it out.
         herrings += [s for s in bystanders if s.alerts]
+        quiet = [s for s in bystanders if not s.alerts]
     for suspect in involved:
         suspect.score = _score(suspect, involved, start, focus)
     ranked = sorted(involved, key=lambda s: (-s.score, s.onset or start, s.service))
-    return Ranking(ranked, sorted(herrings, key=lambda s: s.service), start)
+    return Ranking(ranked, sorted(herrings, key=lambda s: s.service), start, quiet=quiet)
 
 
 def _profile(digest: Digest, known: Sequence[str]) -> dict[str, Suspect]:
@@ -120,12 +124,13 @@ def _link_dependencies(suspects: dict[str, Suspect]) -> None:
         for pattern in suspect.errors:
             text = f"{pattern.template} {pattern.example}".lower()
             for other in suspects:
-                if other != suspect.service and _mentions(text, other):
+                if other != suspect.service and mentions(text, other):
                     suspects[other].blamed_by.setdefault(suspect.service, pattern)
                     suspect.blames.add(other)
 
 
-def _mentions(text: str, service: str) -> bool:
+def mentions(text: str, service: str) -> bool:
+    """Whether lower-cased `text` names `service` as a whole word (hyphens count as part of it)."""
     return re.search(rf"(?<![\w-]){re.escape(service.lower())}(?![\w-])", text) is not None
 
 

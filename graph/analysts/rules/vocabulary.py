@@ -29,6 +29,8 @@ FOLLOW_UP = re.compile(
     r"^\s*(?:and|also|what about|how about|and what about)\b|\b(?:that|it|this|those|these|then)\b",
     re.IGNORECASE,
 )
+# A question about an alert ("Alert X is firing on S", "why is the CPU alert on S firing?").
+ALERT_FOCUS = re.compile(r"\b(?:alert(?:s|ing|ed)?|firing|fired)\b", re.IGNORECASE)
 WHAT_ABOUT = re.compile(r"\b(?:what|how) about (?:the )?([\w.-]+)", re.IGNORECASE)
 NAME_TOKEN = re.compile(r"[A-Za-z][\w.-]*[\w]")
 STOPWORDS = frozenset(

@@ -1,0 +1,105 @@
+"""Scopes the ranking to the one service an alert-focused question is about.
+
+"Alert X is firing on S" asks about S's trouble, not about whatever else is burning: the root cause is
+S itself unless evidence ties S's symptoms to another service (S's errors name it, or S talks to it
+and its trouble began first). Anything the ranking put first without such a link is an unrelated
+incident: named and set aside, never blamed for S's alert.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from graph.analysts.rules.route import question_terms
+from graph.analysts.rules.suspects import Ranking, Suspect, mentions
+from graph.analysts.rules.vocabulary import ALERT_FOCUS
+from tools.facts import Digest
+
+
+def scoped_service(question: str, services: Sequence[str], known: Iterable[str]) -> str | None:
+    """The one known service an alert-focused question is about; None for any other question.
+
+    A question naming two services ("is the alert on A why B fails?") asks about their relation,
+    so it is left to the unscoped ranking.
+    """
+    if not ALERT_FOCUS.search(question):
+        return None
+    terms = set(question_terms(question)) | {service.lower() for service in services}
+    named = [name for name in dict.fromkeys(known) if name.lower() in terms]
+    return named[0] if len(named) == 1 else None
+
+
+def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
+    """The ranking seen from `target`: its own trouble first unless evidence points past it."""
+    everyone = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
+    scoped = everyone.get(target)
+    if scoped is None:
+        return ranking
+    depth = _causes(scoped, everyone, digest)
+    if ranking.ranked and ranking.ranked[0].service in depth:
+        return ranking
+    root = _furthest(depth, everyone)
+    unrelated = ranking.ranked[:1]
+    linked = [s for s in ranking.ranked if s.service in depth and s is not root]
+    if any(s is root for s in ranking.ranked):
+        herrings = [s for s in ranking.herrings if s.service not in depth]
+        return replace(ranking, ranked=[root, *linked], herrings=herrings, unrelated=unrelated)
+    # The root's trouble lies outside the incident window (or was too quiet to rank): judge it in its
+    # own time.
+    root.onset = _began(root)
+    return Ranking([root, *linked], [], root.onset, unrelated)
+
+
+def _causes(scoped: Suspect, everyone: dict[str, Suspect], digest: Digest) -> dict[str, int]:
+    """The scoped service and every service its symptoms lead to, with how many links away each is."""
+    depth = {scoped.service: 0}
+    frontier = [scoped]
+    while frontier:
+        current = frontier.pop(0)
+        for name in sorted(_upstream(current, everyone, digest)):
+            if name not in depth:
+                depth[name] = depth[current.service] + 1
+                frontier.append(everyone[name])
+    return depth
+
+
+def _furthest(depth: dict[str, int], everyone: dict[str, Suspect]) -> Suspect:
+    """The furthest link upstream explains the rest of the chain; the earlier start breaks ties."""
+    never = datetime.max.replace(tzinfo=UTC)
+
+    def order(name: str) -> tuple[int, float]:
+        return (-depth[name], (_began(everyone[name]) or never).timestamp())
+
+    return everyone[min(depth, key=order)]
+
+
+def _upstream(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) -> set[str]:
+    """Services `suspect`'s errors name, and services it calls whose trouble began before its own."""
+    named = {name for name in suspect.blames if name in everyone}
+    began = _began(suspect)
+    for name in _callees(suspect.service, everyone, digest):
+        other = _began(everyone[name])
+        if began is not None and other is not None and other < began:
+            named.add(name)
+    return named
+
+
+def _callees(service: str, everyone: dict[str, Suspect], digest: Digest) -> set[str]:
+    """Other services `service`'s own log lines or metric labels mention: what it talks to."""
+    texts = [f"{p.template} {p.example}" for p in digest.log_patterns if p.service == service]
+    texts += [
+        " ".join(value for key, value in a.labels.items() if key != "service")
+        for a in digest.anomalies
+        if a.service == service
+    ]
+    text = " ".join(texts).lower()
+    return {name for name in everyone if name != service and mentions(text, name)}
+
+
+def _began(suspect: Suspect) -> datetime | None:
+    if suspect.onset is not None:
+        return suspect.onset
+    events = suspect.events()
+    return events[0] if events else None

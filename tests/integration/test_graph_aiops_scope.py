@@ -1,0 +1,100 @@
+"""Each AIOps alert group of the demo world, diagnosed through the engine the composition root builds.
+
+A group's question is about one service's alert: a downstream victim still gets its upstream cause,
+and an unrelated alert gets its own service as the root cause, never the concurrent incident.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import pytest
+
+from api.aiops_use_case import AlertGroupRef, group_alerts
+from api.backends import world_sources
+from api.engine import DiagnosisEngine, build_engine
+from api.settings import Settings
+from graph.recorder import SilentObserver
+from graph.runner import RunRequest
+from tools.demo_world import DEMO_WORLD_DIR
+from tools.evidence_store import EvidenceCache, RunEvidence
+from tools.limits import ToolLimits
+from tools.toolbox import Toolbox
+from tools.world import load_world
+
+# What each demo alert group must be answered with: (root cause service, category or None).
+EXPECTED = {
+    ("DBConnectionPoolSaturated", "payment"): ("payment", "connection_pool_exhaustion"),
+    ("HighErrorRate", "payment"): ("payment", "connection_pool_exhaustion"),
+    ("HighLatencyP99", "payment"): ("payment", "connection_pool_exhaustion"),
+    ("HighLatencyP99", "checkout"): ("payment", "connection_pool_exhaustion"),
+    ("HighCPUUsage", "report-batch"): ("report-batch", "cpu_saturation"),
+}
+
+
+@pytest.fixture(scope="module")
+def engine() -> DiagnosisEngine:
+    toolbox = Toolbox(
+        world_sources(load_world(DEMO_WORLD_DIR)), ToolLimits(), EvidenceCache(ttl_s=30.0, capacity=256)
+    )
+    return build_engine(Settings(), toolbox, use_model=False)
+
+
+async def _groups(engine: DiagnosisEngine) -> list[AlertGroupRef]:
+    scan = await engine.toolbox.call("list_alerts", {}, RunEvidence(budget_bytes=1_048_576))
+    return group_alerts(scan.data.get("alerts", []), [])
+
+
+async def _ask(
+    engine: DiagnosisEngine, query: str, services: list[str], flow: Literal["CHAT", "AI_OPS"]
+) -> dict[str, Any]:
+    request = RunRequest(
+        run_id="scope", session_id="scope", query=query, history=[], flow=flow, services=services
+    )
+    result = await engine.start(request, observer=SilentObserver()).result()
+    assert result.outcome == "SUCCESS", result.self_evaluation
+    payload: dict[str, Any] = result.content["payload"]
+    return payload
+
+
+async def test_the_demo_world_has_the_five_alert_groups(engine: DiagnosisEngine) -> None:
+    groups = await _groups(engine)
+    assert {(g.alertname, g.service) for g in groups} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("key", list(EXPECTED), ids=lambda key: f"{key[0]}-{key[1]}")
+async def test_each_alert_group_gets_its_own_root_cause(
+    engine: DiagnosisEngine, key: tuple[str, str]
+) -> None:
+    alertname, service = key
+    payload = await _ask(
+        engine, f"Alert {alertname} is firing on {service}. What is the root cause?", [service], "AI_OPS"
+    )
+    expected_service, expected_category = EXPECTED[key]
+    assert payload["root_cause"]["service"] == expected_service
+    assert payload["root_cause"]["category"] == expected_category
+    assert payload["findings"] and all(f["evidence_ids"] for f in payload["findings"])
+
+
+async def test_an_unrelated_alert_names_the_concurrent_incident_as_unrelated(
+    engine: DiagnosisEngine,
+) -> None:
+    payload = await _ask(
+        engine,
+        "Alert HighCPUUsage is firing on report-batch. What is the root cause?",
+        ["report-batch"],
+        "AI_OPS",
+    )
+    assert "unrelated" in payload["summary"] and "payment" in payload["summary"]
+    assert "Root cause: payment" not in payload["summary"]
+    assert [item["service"] for item in payload["ruled_out"]] == ["payment"]
+    # Nothing about payment's incident is offered as evidence for report-batch's alert.
+    assert all("payment" not in f["statement"].lower() for f in payload["findings"])
+
+
+async def test_the_chat_question_still_blames_payment_and_rules_out_the_batch_job(
+    engine: DiagnosisEngine,
+) -> None:
+    payload = await _ask(engine, "Why is checkout slow and failing for customers right now?", [], "CHAT")
+    assert payload["root_cause"]["service"] == "payment"
+    assert "report-batch" in [item["service"] for item in payload["ruled_out"]]
