@@ -37,13 +37,10 @@ def _serve(args: argparse.Namespace) -> int:
     configure_logging(settings.log_level)
     host = args.host or settings.host
     port = args.port or settings.port
-    if settings.api_tokens is None and host not in ("127.0.0.1", "localhost", "::1"):
-        sys.stderr.write(
-            "superbiz: refusing to listen on a non-loopback address without SUPERBIZ_API_TOKENS\n"
-        )
-        return 2
     if settings.api_tokens is None:
-        print(f"superbiz: no SUPERBIZ_API_TOKENS: unauthenticated, loopback only ({host})")
+        exposed = host not in ("127.0.0.1", "localhost", "::1")
+        warning = " WARNING: reachable from other hosts without authentication" if exposed else ""
+        print(f"superbiz: no SUPERBIZ_API_TOKENS: unauthenticated, listening on {host}:{port}.{warning}")
     uvicorn.run(
         create_app(settings),
         host=host,

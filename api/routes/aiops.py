@@ -32,8 +32,10 @@ async def _body(request: Request) -> AiOpsRequest:
     if not raw.strip():
         return AiOpsRequest()
     try:
-        return AiOpsRequest.model_validate(json.loads(raw))
-    except (json.JSONDecodeError, ValidationError):
+        # pydantic's own parser: invalid UTF-8 and absurdly deep nesting are validation errors here,
+        # where json.loads raised UnicodeDecodeError / RecursionError (answered 500).
+        return AiOpsRequest.model_validate_json(raw)
+    except ValidationError:
         raise InvalidBody() from None
 
 
