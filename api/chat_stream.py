@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
 if TYPE_CHECKING:
@@ -105,5 +106,9 @@ class AdmittedEventSourceResponse(EventSourceResponse):
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
+        except SendTimeoutError:
+            # A reader that stopped reading: the stream is over and its run cancelled (chat_frames'
+            # finally), which is not a server error to log with a traceback or answer with a 500.
+            log.warning("SSE send timed out after %ss: stream closed", self.send_timeout)
         finally:
             self._on_close()
