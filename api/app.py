@@ -14,6 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from api.body_limit import BodyLimit
 from api.composition import build_services, close_services
 from api.errors import install_error_handlers
+from api.openapi import install_openapi
 from api.routes import aiops, chat, feedback, health, runs
 from api.settings import Settings
 
@@ -45,6 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    install_openapi(app)
     for router in (health.router, chat.router, aiops.router, runs.router, feedback.router):
         app.include_router(router)
     app.mount("/", StaticFiles(directory=frontend_dir(), html=True), name="frontend")

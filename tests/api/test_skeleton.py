@@ -41,3 +41,15 @@ async def test_openapi_document_is_served(client: httpx.AsyncClient) -> None:
     response = await client.get("/openapi.json")
     assert response.status_code == 200
     assert "/readyz" in response.json()["paths"]
+
+
+async def test_openapi_declares_the_error_wrapper_not_fastapis_detail(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    assert "HTTPValidationError" not in document["components"]["schemas"]
+    chat = document["paths"]["/api/chat"]["post"]["responses"]
+    for status in ("401", "413", "422", "503"):
+        assert chat[status]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ErrorBody"
+        }
+    invalid = await client.post("/api/chat", json={"query": ""})
+    assert set(invalid.json()) == set(document["components"]["schemas"]["ErrorBody"]["required"])

@@ -1,0 +1,56 @@
+"""The OpenAPI document tells the truth about errors: every error body is `{code, message, data}`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+
+ERROR_BODY = {
+    "title": "ErrorBody",
+    "type": "object",
+    "required": ["code", "message", "data"],
+    "properties": {
+        "code": {"type": "string", "description": "stable application code, e.g. VALIDATION_ERROR"},
+        "message": {"type": "string", "description": "a fixed public message"},
+        "data": {"description": "details safe to show (e.g. which fields are invalid), or null"},
+    },
+}
+_ERRORS = {
+    "401": "A bearer token is required (when the server has tokens configured).",
+    "404": "Not found (another principal's session is reported the same way).",
+    "413": "The request body is too large.",
+    "422": "The request is invalid.",
+    "503": "Busy or a required dependency is down; retry shortly.",
+}
+_REF = {"$ref": "#/components/schemas/ErrorBody"}
+
+
+def install_openapi(app: FastAPI) -> None:
+    """Replace FastAPI's `{detail}` validation schema with our wrapper and declare the error codes."""
+
+    def document() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = get_openapi(
+            title=app.title, version=app.version, description=app.description, routes=app.routes
+        )
+        schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+        schemas.pop("HTTPValidationError", None)
+        schemas.pop("ValidationError", None)
+        schemas["ErrorBody"] = ERROR_BODY
+        for path, operations in schema.get("paths", {}).items():
+            if not path.startswith("/api/"):
+                continue
+            for operation in operations.values():
+                responses = operation.setdefault("responses", {})
+                for status, description in _ERRORS.items():
+                    responses[status] = {
+                        "description": description,
+                        "content": {"application/json": {"schema": _REF}},
+                    }
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = document  # type: ignore[method-assign]
