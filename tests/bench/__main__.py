@@ -1,0 +1,94 @@
+"""`python -m tests.bench [--quick] [--only NAME ...] [--out FILE]`: run, print the table, write JSON."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from tests.bench import (
+    cancellation,
+    database_cost,
+    memory,
+    model_economy,
+    orchestration,
+    parallel_evidence,
+    scale_out,
+)
+from tests.bench.figures import ItemResult
+from tests.bench.plan import FULL, QUICK, BenchContext
+from tests.bench.report import markdown, write_json
+from tests.bench.serving import BENCH_CHAT, BENCH_DATABASE, Endpoints
+
+Item = Callable[[BenchContext], Awaitable[ItemResult]]
+ITEMS: dict[str, Item] = {
+    "orchestration": orchestration.run,
+    "parallel_evidence": parallel_evidence.run,
+    "cancellation": cancellation.run,
+    "memory": memory.run,
+    "database_cost": database_cost.run,
+    "scale_out": scale_out.run,
+    "model_economy": model_economy.run,
+}
+DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
+
+
+def _arguments() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run under 2 minutes")
+    parser.add_argument(
+        "--only", action="append", choices=sorted(ITEMS), help="run only this item (repeatable)"
+    )
+    parser.add_argument("--out", type=Path, default=Path("bench-results/latest.json"))
+    parser.add_argument("--log", type=Path, default=Path("bench-results/bench.log"))
+    return parser.parse_args()
+
+
+async def run_items(names: list[str], ctx: BenchContext) -> list[ItemResult]:
+    """Run the named items one after the other; a failing item is reported, not fatal."""
+    results: list[ItemResult] = []
+    for name in names:
+        started = time.monotonic()
+        print(f"bench: {name} ...", file=sys.stderr, flush=True)
+        try:
+            result = await ITEMS[name](ctx)
+        except Exception as error:  # the outer edge of one item: the others still run
+            logging.getLogger("superbiz.bench").exception("item %s failed", name)
+            result = ItemResult(name, name, error=f"{type(error).__name__}: {error}"[:200])
+            traceback.print_exc()
+        result.seconds = round(time.monotonic() - started, 1)
+        print(f"bench: {name} done in {result.seconds} s", file=sys.stderr, flush=True)
+        results.append(result)
+    return results
+
+
+def main() -> int:
+    args = _arguments()
+    args.log.parent.mkdir(parents=True, exist_ok=True)
+    # The service logs (warnings of degraded steps, cancelled runs) go to a file, not over the table.
+    logging.basicConfig(filename=args.log, filemode="w", level=logging.WARNING, force=True)
+    endpoints = Endpoints(
+        pg_url=os.environ.get("SUPERBIZ_TEST_PG_URL", DEFAULT_PG),
+        redis_url=os.environ.get("SUPERBIZ_TEST_REDIS_URL", DEFAULT_REDIS),
+    )
+    ctx = BenchContext(QUICK if args.quick else FULL, endpoints, args.quick)
+    names = args.only or list(ITEMS)
+    started = time.monotonic()
+    results = asyncio.run(run_items(names, ctx))
+    command = "make bench" if not args.quick else "python -m tests.bench --quick"
+    print(markdown(results, command=command))
+    settings = {"chat": BENCH_CHAT, "database": BENCH_DATABASE, "sizes": ctx.sizes.__repr__()}
+    write_json(args.out, results, quick=args.quick, settings=settings)
+    print(f"\nbench: {time.monotonic() - started:.0f} s in all; results in {args.out}", file=sys.stderr)
+    return 1 if any(r.error for r in results) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

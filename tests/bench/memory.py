@@ -1,0 +1,111 @@
+"""Item 4: RSS per open stream (200 held on a slow model) and RSS growth over many runs.
+
+Server and client share this process (in-loop uvicorn), so the per-stream figure also holds the
+client's side of each connection: it is an upper bound of the server's cost.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from pathlib import Path
+
+import httpx
+
+from tests.bench.cancellation import model_settings, until
+from tests.bench.figures import ItemResult, Target
+from tests.bench.load import DEMO_QUESTION, chat_run, client, closed_loop, read_until_status
+from tests.bench.plan import BenchContext
+from tests.bench.serving import bench_settings, database, served, services
+from tests.support.scripted_llm import Sleep, scripted_llm
+
+STREAM_TARGET_KB = Target("<", 150)
+GROWTH_TARGET_PCT = Target("<", 5)
+GROWTH_CONCURRENCY = 8
+
+
+def rss_bytes() -> int:
+    """Resident set size of this process, after a full collection."""
+    gc.collect()
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS in /proc/self/status")
+
+
+async def run(ctx: BenchContext) -> ItemResult:
+    result = ItemResult("memory", "Memory: open streams and growth over many runs")
+    await _open_streams(ctx, result)
+    await _growth(ctx, result)
+    return result
+
+
+async def _open_streams(ctx: BenchContext, result: ItemResult) -> None:
+    count = ctx.sizes.open_streams
+    async with scripted_llm() as llm:
+        llm.script("Route", *[Sleep(120.0) for _ in range(count + 1)])
+        with database("sqlite", ctx.endpoints) as url:
+            settings = bench_settings(url, model=model_settings(llm, timeout_s=180))
+            async with served(settings) as (app, base), client() as http:
+                release = asyncio.Event()
+                await _hold_streams(http, base, 1, release, llm.in_flight)  # warm every code path once
+                release.set()
+                await until(lambda: not services(app).chat.active)
+                baseline = rss_bytes()
+                release = asyncio.Event()
+                holders = await _hold_streams(http, base, count, release, 0)
+                reached = await until(lambda: llm.in_flight >= count, 60.0)
+                held = rss_bytes()
+                release.set()
+                await asyncio.gather(*holders, return_exceptions=True)
+                await until(lambda: not services(app).chat.active, 30.0)
+    per_stream_kb = (held - baseline) / count / 1024
+    result.add("open streams held (model call in flight)", llm.in_flight if not reached else count, "streams")
+    result.add("RSS per open stream", per_stream_kb, "KB", STREAM_TARGET_KB)
+    result.details["open_streams"] = {
+        "baseline_mb": baseline / 2**20,
+        "held_mb": held / 2**20,
+        "reached": reached,
+    }
+
+
+async def _hold_streams(
+    http: httpx.AsyncClient, base: str, count: int, release: asyncio.Event, _: int
+) -> list[asyncio.Task[None]]:
+    opened = asyncio.Semaphore(0)
+
+    async def hold() -> None:
+        async with http.stream("POST", f"{base}/api/chat", json={"query": DEMO_QUESTION}) as response:
+            lines = await read_until_status(response)
+            opened.release()
+            await release.wait()
+            del lines
+
+    tasks = [asyncio.create_task(hold()) for _ in range(count)]
+    for _ in range(count):
+        await opened.acquire()
+    return tasks
+
+
+async def _growth(ctx: BenchContext, result: ItemResult) -> None:
+    sizes = ctx.sizes
+    with database("sqlite", ctx.endpoints) as url:
+        async with served(bench_settings(url)) as (_app, base), client() as http:
+            warm = max(16, sizes.growth_runs // 20)
+            await closed_loop(lambda _: chat_run(http, base), concurrency=GROWTH_CONCURRENCY, total=warm)
+            before = rss_bytes()
+            deadline = time.monotonic() + sizes.growth_budget_s
+            done = 0
+            while done < sizes.growth_runs and time.monotonic() < deadline:
+                batch = min(GROWTH_CONCURRENCY * 4, sizes.growth_runs - done)
+                load = await closed_loop(
+                    lambda _: chat_run(http, base), concurrency=GROWTH_CONCURRENCY, total=batch
+                )
+                done += len(load.completed)
+            after = rss_bytes()
+    growth = (after - before) / before * 100
+    result.add("runs in the growth loop (time-capped)", done, "runs")
+    result.add("RSS growth after the loop", growth, "%", GROWTH_TARGET_PCT)
+    result.add("RSS growth per 1,000 runs", (after - before) / max(1, done) * 1000 / 2**20, "MB")
+    result.details["growth"] = {"before_mb": before / 2**20, "after_mb": after / 2**20, "runs": done}

@@ -1,0 +1,60 @@
+"""How big each benchmark is (full or `--quick`) and what every item receives."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tests.bench.serving import Endpoints
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    """Run counts; the full plan fits ~10 minutes on the 2-core bench machine, quick under 2."""
+
+    load: tuple[tuple[int, int], ...]  # (concurrency, runs)
+    domain_runs: int  # in-process graph runs per concurrency (CPU-bound: kept small)
+    evidence_runs: int
+    disconnects: int
+    open_streams: int
+    growth_runs: int
+    growth_budget_s: float  # the growth loop stops here even if `growth_runs` is not reached
+    db_cost_runs: int
+    scale_out_runs: int
+    scale_out_concurrency: int
+    economy_runs: int
+
+
+FULL = Sizes(
+    load=((1, 8), (16, 32), (64, 64)),
+    domain_runs=16,
+    evidence_runs=5,
+    disconnects=200,
+    open_streams=200,
+    growth_runs=2_000,
+    growth_budget_s=150.0,
+    db_cost_runs=5,
+    scale_out_runs=48,
+    scale_out_concurrency=16,
+    economy_runs=3,
+)
+
+QUICK = Sizes(
+    load=((1, 1), (16, 16)),
+    domain_runs=2,
+    evidence_runs=2,
+    disconnects=20,
+    open_streams=40,
+    growth_runs=60,
+    growth_budget_s=20.0,
+    db_cost_runs=2,
+    scale_out_runs=16,
+    scale_out_concurrency=8,
+    economy_runs=1,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchContext:
+    sizes: Sizes
+    endpoints: Endpoints
+    quick: bool

@@ -1,0 +1,156 @@
+"""Item 6: one and two `superbiz serve` worker processes sharing PostgreSQL and Redis.
+
+The client round-robins runs over the workers; a two-turn conversation is sent turn 1 to one worker
+and turn 2 to the other, and must keep its context (message pairs in the database, turns in Redis).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psycopg
+import redis.asyncio as aioredis
+from sqlalchemy.engine import make_url
+
+from tests.bench.figures import ItemResult, Target
+from tests.bench.load import chat_run, client, closed_loop
+from tests.bench.plan import BenchContext
+from tests.bench.serving import postgres_database
+from tests.support.live_server import free_port
+
+SPEEDUP_TARGET = Target(">=", 1.7)
+SUPERBIZ = Path(sys.executable).parent / "superbiz"
+
+
+@contextmanager
+def worker(database_url: str, redis_url: str, log: Path) -> Iterator[str]:
+    """One `superbiz serve` process on a free port; yields its base URL."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "SUPERBIZ_DATABASE_URL": database_url,
+        "SUPERBIZ_REDIS_URL": redis_url,
+        "SUPERBIZ_CHAT__MAX_WORKERS": "512",
+        "SUPERBIZ_DATABASE__POOL_SIZE": "20",
+        "SUPERBIZ_DATABASE__MAX_OVERFLOW": "50",
+        "SUPERBIZ_LOG_LEVEL": "WARNING",
+    }
+    with log.open("ab") as sink:
+        process = subprocess.Popen(
+            [str(SUPERBIZ), "serve", "--port", str(port)], env=env, stdout=sink, stderr=sink
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, process)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"superbiz serve exited with {process.returncode}")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("superbiz serve did not become ready")
+
+
+async def _load(urls: list[str], ctx: BenchContext) -> float:
+    ring = itertools.cycle(urls)
+    async with client() as http:
+        for url in urls:
+            await chat_run(http, url)  # warm each worker
+        load = await closed_loop(
+            lambda _: chat_run(http, next(ring)),
+            concurrency=ctx.sizes.scale_out_concurrency,
+            total=ctx.sizes.scale_out_runs,
+        )
+    return load.runs_per_s
+
+
+async def _conversation(urls: list[str], database_url: str, redis_url: str) -> dict[str, Any]:
+    session = f"bench-{uuid.uuid4().hex[:12]}"
+    async with client() as http:
+        first = await chat_run(http, urls[0], session_id=session, query="Why is checkout slow?")
+        second = await chat_run(http, urls[1], session_id=session, query="And what should we do about it?")
+    dsn = make_url(database_url).set(drivername="postgresql").render_as_string(hide_password=False)
+    with psycopg.connect(dsn) as conn:
+        row = conn.execute(
+            "SELECT message_pair_count FROM chat_session WHERE session_id = %s", (session,)
+        ).fetchone()
+    store = aioredis.Redis.from_url(redis_url, decode_responses=True)
+    try:
+        keys = [key async for key in store.scan_iter(match=f"*{session}*")]
+        turns = sum([await _length(store, key) for key in keys])
+        for key in keys:
+            await store.delete(key)
+    finally:
+        await store.aclose()
+    return {
+        "outcomes": [first.outcome, second.outcome],
+        "message_pair_count": row[0] if row else 0,
+        "redis_turns": turns,
+    }
+
+
+async def _length(store: aioredis.Redis, key: str) -> int:
+    kind = await store.type(key)
+    if kind == "list":
+        return int(await store.llen(key))
+    if kind == "zset":
+        return int(await store.zcard(key))
+    if kind == "hash":
+        return int(await store.hlen(key))
+    return 1
+
+
+async def run(ctx: BenchContext) -> ItemResult:
+    result = ItemResult("scale_out", "Scale-out: one vs two worker processes on PostgreSQL + Redis")
+    log = Path("bench-results/workers.log")
+    log.parent.mkdir(parents=True, exist_ok=True)
+    redis_url = ctx.endpoints.redis_url
+    with postgres_database(ctx.endpoints.pg_url) as url, ExitStack() as stack:
+        first = stack.enter_context(worker(url, redis_url, log))
+        one = await _load([first], ctx)
+        second = stack.enter_context(worker(url, redis_url, log))
+        two = await _load([first, second], ctx)
+        conversation = await _conversation([first, second], url, redis_url)
+        await asyncio.sleep(0)
+    result.add("one worker", one, "runs/s")
+    result.add("two workers", two, "runs/s")
+    result.add("two / one", two / one if one else float("nan"), "x", SPEEDUP_TARGET)
+    result.add(
+        "turn 2 on the other worker: message pairs",
+        float(conversation["message_pair_count"]),
+        "pairs",
+        Target(">=", 2),
+    )
+    result.add(
+        "turn 2 on the other worker: turns in Redis",
+        float(conversation["redis_turns"]),
+        "turns",
+        Target(">=", 2),
+    )
+    result.details = {"conversation": conversation}
+    return result
