@@ -36,7 +36,11 @@ def make_engine(
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         _ensure_sqlite_directory(parsed)
-        engine = create_async_engine(parsed)
+        # SQLite has one writer: one pooled connection makes writers queue here, in order, instead
+        # of failing with "database is locked" when the event loop is busy past the busy timeout.
+        engine = create_async_engine(
+            parsed, pool_size=1, max_overflow=0, pool_timeout=max(30.0, pool_timeout_s)
+        )
         sa.event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         return engine
     return create_async_engine(
