@@ -15,6 +15,7 @@ from pathlib import Path
 from tests.bench import (
     cancellation,
     database_cost,
+    disconnect_load,
     memory,
     model_economy,
     orchestration,
@@ -35,6 +36,7 @@ ITEMS: dict[str, Item] = {
     "database_cost": database_cost.run,
     "scale_out": scale_out.run,
     "model_economy": model_economy.run,
+    "disconnect_load": disconnect_load.run,
 }
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"

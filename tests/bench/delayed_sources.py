@@ -90,6 +90,14 @@ class DelayedMetrics:
             ),
         )
 
+    async def query_instant(self, *, promql: str, at: datetime, max_series: int) -> list[Series]:
+        key = ("query_instant", promql, at, max_series)
+        return await self._log.answer(
+            "metrics",
+            key,
+            lambda: self._inner.query_instant(promql=promql, at=at, max_series=max_series),
+        )
+
 
 class DelayedLogs:
     def __init__(self, inner: LogsSource, log: CallLog) -> None:

@@ -7,10 +7,7 @@ full figure (500 runs at concurrency 32) is a benchmark in tests/bench.
 
 from __future__ import annotations
 
-import asyncio
-import random
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -19,6 +16,7 @@ from fastapi import FastAPI
 
 from api.app import create_app
 from api.settings import Settings
+from tests.support import load
 from tests.support.app_state import count_rows, services_of
 from tests.support.live_server import live_server
 
@@ -27,24 +25,6 @@ RUNS = 60
 CONCURRENCY = 12
 DISCONNECT_SHARE = 1 / 3
 SEED = 20_270_301
-TERMINAL = {"SUCCESS", "FAILED", "CANCELLED"}
-QUESTIONS = ("why is billing failing?", "is ledger-db healthy?", "what changed in billing?", "hello")
-
-
-@dataclass(slots=True)
-class Plan:
-    """What one client does: its question, and after how many frames it hangs up (None: never)."""
-
-    session_id: str
-    query: str
-    leave_after: int | None
-
-
-@dataclass(slots=True)
-class Seen:
-    session_id: str
-    run_id: str
-    events: list[str]
 
 
 @pytest.fixture
@@ -60,64 +40,16 @@ async def served(tmp_path: Path) -> AsyncIterator[tuple[FastAPI, str]]:
         yield app, url
 
 
-def _plans() -> list[Plan]:
-    rng = random.Random(SEED)
-    return [
-        Plan(
-            session_id=f"load-{i}",
-            query=rng.choice(QUESTIONS),
-            leave_after=rng.randint(1, 4) if rng.random() < DISCONNECT_SHARE else None,
-        )
-        for i in range(RUNS)
-    ]
-
-
-async def _client(url: str, plan: Plan) -> Seen:
-    seen = Seen(plan.session_id, "", [])
-    async with (
-        httpx.AsyncClient(base_url=url, timeout=30) as client,
-        client.stream("POST", "/api/chat", json={"sessionId": plan.session_id, "query": plan.query}) as r,
-    ):
-        assert r.status_code == 200, await r.aread()
-        async for line in r.aiter_lines():
-            if line.startswith("event:"):
-                seen.events.append(line.split(":", 1)[1].strip())
-            elif line.startswith("data:") and '"run_id"' in line:
-                seen.run_id = line.split('"run_id":"', 1)[1].split('"', 1)[0]
-            if plan.leave_after is not None and len(seen.events) >= plan.leave_after and not line:
-                break  # leaving the block closes the connection mid-stream
-    return seen
-
-
-async def _all(url: str, plans: list[Plan]) -> list[Seen]:
-    gate = asyncio.Semaphore(CONCURRENCY)
-
-    async def one(plan: Plan) -> Seen:
-        async with gate:
-            return await _client(url, plan)
-
-    return list(await asyncio.gather(*(one(plan) for plan in plans)))
-
-
-async def _settled(app: FastAPI, within_s: float = 20.0) -> None:
-    services = services_of(app)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within_s
-    while services.chat.active or services.admission.in_use:
-        assert loop.time() < deadline, "runs or permits still held after the load"
-        await asyncio.sleep(0.05)
-
-
 async def test_sixty_runs_with_random_disconnects_end_terminal_and_leak_nothing(
     served: tuple[FastAPI, str],
 ) -> None:
     app, url = served
-    plans = _plans()
+    plans = load.plans(RUNS, seed=SEED, disconnect_share=DISCONNECT_SHARE)
     leaving = [p for p in plans if p.leave_after is not None]
     assert 12 <= len(leaving) <= 30  # the seed really drops about a third
 
-    seen = await _all(url, plans)
-    await _settled(app)
+    seen = await load.run_all(url, plans, CONCURRENCY)
+    await load.settled(app)
     services = services_of(app)
     assert services.admission.in_use == 0 and not services.chat.active
     assert services.metrics.registry.get_sample_value("superbiz_active_streams") == 0
@@ -130,7 +62,7 @@ async def test_sixty_runs_with_random_disconnects_end_terminal_and_leak_nothing(
             summaries = (await client.get(f"/api/chat/session/{plan.session_id}/runs")).json()["data"]
             assert [s["runId"] for s in summaries] == [run.run_id]
             summary = summaries[0]
-            assert summary["status"] in TERMINAL, (plan, summary)
+            assert summary["status"] in load.TERMINAL, (plan, summary)
             trace = await client.get(f"/api/diagnosis/{plan.session_id}/trace", params={"runId": run.run_id})
             data = trace.json()["data"]
             assert summary["stepCount"] == len(data["steps"])

@@ -1,0 +1,50 @@
+"""Item 8 (issue 9's load figure): chat runs at concurrency 32, a third dropped by their client.
+
+Every run must end terminal, each run's step and tool counts must equal its rows, and no permit or
+run task may be left over.
+"""
+
+from __future__ import annotations
+
+import time
+
+import httpx
+
+from tests.bench.figures import ItemResult, Target
+from tests.bench.plan import BenchContext
+from tests.bench.serving import bench_settings, database, served, services
+from tests.support import load
+
+SEED = 9_021
+RUNS, CONCURRENCY = 500, 32
+QUICK_RUNS, QUICK_CONCURRENCY = 80, 16
+
+
+async def run(ctx: BenchContext) -> ItemResult:
+    runs, concurrency = (QUICK_RUNS, QUICK_CONCURRENCY) if ctx.quick else (RUNS, CONCURRENCY)
+    result = ItemResult("disconnect_load", f"{runs} runs at concurrency {concurrency}, ~1/3 dropped")
+    plans = load.plans(runs, seed=SEED, disconnect_share=1 / 3, prefix="bench-load")
+    with database("sqlite", ctx.endpoints) as url:
+        async with served(bench_settings(url)) as (app, base):
+            started = time.monotonic()
+            seen = await load.run_all(base, plans, concurrency)
+            wall = time.monotonic() - started
+            await load.settled(app, within_s=60)
+            in_use = services(app).admission.in_use + len(services(app).chat.active)
+            not_terminal = mismatched = 0
+            async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+                for plan, got in zip(plans, seen, strict=True):
+                    trace = await http.get(
+                        f"/api/diagnosis/{plan.session_id}/trace", params={"runId": got.run_id}
+                    )
+                    data = trace.json()["data"]
+                    run_row = data["run"]
+                    not_terminal += run_row["status"] not in load.TERMINAL
+                    mismatched += run_row["stepCount"] != len(data["steps"])
+                    mismatched += run_row["toolCallCount"] != len(data["toolInvocations"])
+    result.add("runs/s", runs / wall, "1/s")
+    result.add("runs not in a terminal state", not_terminal, "", Target("<=", 0))
+    result.add("runs whose counts differ from their rows", mismatched, "", Target("<=", 0))
+    result.add("permits + run tasks left after the load", in_use, "", Target("<=", 0))
+    result.details = {"dropped": sum(p.leave_after is not None for p in plans), "wall_s": round(wall, 1)}
+    return result
