@@ -134,3 +134,23 @@ async def test_runs_of_session_without_runs_is_an_empty_list(app: FastAPI, clien
     response = await client.get("/api/chat/session/empty-one/runs")
     assert response.status_code == 200
     assert response.json()["data"] == []
+
+
+async def test_trace_carries_orchestration_only_on_run_and_null_where_there_is_none(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    frames = await post_stream(client, "/api/chat", {"sessionId": "orch-1", "query": "why is checkout slow?"})
+    run_id = only(frames, "metadata")["run_id"]
+    body = (await client.get("/api/diagnosis/orch-1/trace", params={"runId": run_id})).json()["data"]
+    orchestration = body["run"]["orchestrationTrace"]
+    assert isinstance(orchestration, dict) and orchestration["final_node"] == "composer"
+    assert set(body) == {"session", "run", "steps", "toolInvocations", "selfEvaluation", "answer", "feedback"}
+    without_run = {k: v for k, v in body.items() if k != "run"}
+    assert "transitions" not in json.dumps(without_run)
+
+    # A run that never reached the graph (still RUNNING here) has no trace, and none is synthesised.
+    services = services_of(app)
+    pending = await services.runs.create_run(session_id="orch-1", query="queued")
+    body = (await client.get("/api/diagnosis/orch-1/trace", params={"runId": pending.run_id})).json()["data"]
+    assert body["run"]["orchestrationTrace"] is None
+    assert body["run"]["status"] == "RUNNING"
