@@ -7,12 +7,12 @@ evaluation of the whole report is stored under `self_evaluation.aiops_rule_evalu
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
-
-import anyio
 
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.engine import DiagnosisEngine
@@ -103,7 +103,6 @@ class AiOpsUseCase:
         toolbox: Toolbox,
         max_groups: int,
         evidence_budget_bytes: int,
-        cancel_grace_s: float,
         max_status_events: int,
     ) -> None:
         self._chat = chat
@@ -112,7 +111,6 @@ class AiOpsUseCase:
         self._toolbox = toolbox
         self._max_groups = max_groups
         self._budget = evidence_budget_bytes
-        self._grace = cancel_grace_s
         self._max_status = max_status_events
 
     async def open(
@@ -133,11 +131,7 @@ class AiOpsUseCase:
 
     def start(self, opened: OpenedRun, queue: asyncio.Queue[dict[str, Any]]) -> RunControl:
         control = RunControl(opened.run_id)
-        task = asyncio.create_task(self._scan(opened, queue, control))
-        self._chat.active.add(task)
-        task.add_done_callback(self._chat.active.discard)
-        control.publish(task)
-        return control
+        return self._chat.registry.start(opened.run_id, self._scan(opened, queue, control), control)
 
     async def _scan(
         self, opened: OpenedRun, queue: asyncio.Queue[dict[str, Any]], control: RunControl
@@ -150,8 +144,13 @@ class AiOpsUseCase:
             status_sink=no_status,
             max_status_events=self._max_status,
             metrics=self._chat.metrics,
+            flow=opened.flow.value,
         )
         results: list[tuple[AlertGroupRef, RunResult | None]] = []
+        finish = partial(
+            self._runs.finish_run, run_id=opened.run_id, steps=recorder.steps, tools=recorder.tools
+        )
+        last: dict[str, Any] = {"type": "error", "data": "The alert scan could not be completed."}
         try:
             scan = await self._toolbox.call("list_alerts", {}, RunEvidence(budget_bytes=self._budget))
             await recorder.on_tool(scan, {})
@@ -160,47 +159,47 @@ class AiOpsUseCase:
                 result = await self._diagnose(opened, group, recorder)
                 results.append((group, result))
                 await queue.put({"type": "content", "data": _group_report(group, result)})
-            runbooks = bool(self._toolbox.tool_names()) and "search_runbooks" in self._toolbox.tool_names()
-            evaluation = evaluate_report(groups, results, runbooks)
+            evaluation = evaluate_report(groups, results, "search_runbooks" in self._toolbox.tool_names())
             summary = _summary(groups, results, scan.status.value)
             await queue.put({"type": "content", "data": summary})
-            await self._runs.finish_run(
-                run_id=opened.run_id,
-                status=RunStatus.SUCCESS,
-                outcome=RunOutcome.SUCCESS,
-                answer={"content_type": "aiops_report", "payload": summary},
-                answer_preview=summary["summary"],
-                content_type="aiops_report",
-                route="aiops",
-                self_evaluation={"aiops_rule_evaluation": evaluation},
-                orchestration_trace=_combined_trace(results),
-                steps=recorder.steps,
-                tools=recorder.tools,
-            )
-            await queue.put({"type": "done"})
-        except asyncio.CancelledError:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(self._grace):
-                await self._runs.finish_run(
-                    run_id=opened.run_id,
-                    status=RunStatus.CANCELLED,
-                    cancel_reason=control.cancel_reason or "CANCELLED",
+            stored = await self._chat.registry.durable(
+                finish(
+                    status=RunStatus.SUCCESS,
+                    outcome=RunOutcome.SUCCESS,
+                    answer={"content_type": "aiops_report", "payload": summary},
+                    answer_preview=summary["summary"],
+                    content_type="aiops_report",
+                    route="aiops",
+                    self_evaluation={"aiops_rule_evaluation": evaluation},
                     orchestration_trace=_combined_trace(results),
-                    steps=recorder.steps,
-                    tools=recorder.tools,
+                )
+            )
+            recorder.mark_finished()
+            if stored:
+                last = {"type": "done"}
+        except asyncio.CancelledError:
+            with contextlib.suppress(Exception):
+                await self._chat.registry.durable(
+                    finish(
+                        status=RunStatus.CANCELLED,
+                        cancel_reason=control.cancel_reason or "CANCELLED",
+                        orchestration_trace=_combined_trace(results),
+                    )
                 )
             raise
         except Exception:
             log.exception("AIOps run %s failed", opened.run_id)
-            await self._runs.finish_run(
-                run_id=opened.run_id,
-                status=RunStatus.FAILED,
-                outcome=RunOutcome.FAILED,
-                failure_code="INTERNAL_ERROR",
-                orchestration_trace=_combined_trace(results),
-                steps=recorder.steps,
-                tools=recorder.tools,
-            )
-            await queue.put({"type": "error", "data": "The alert scan could not be completed."})
+            with contextlib.suppress(Exception):
+                await self._chat.registry.durable(
+                    finish(
+                        status=RunStatus.FAILED,
+                        outcome=RunOutcome.FAILED,
+                        failure_code="INTERNAL_ERROR",
+                        orchestration_trace=_combined_trace(results),
+                    )
+                )
+        # Reached unless cancelled: the stream always gets its last frame, done or error.
+        await queue.put(last)
 
     async def _diagnose(
         self, opened: OpenedRun, group: AlertGroupRef, recorder: RunRecorder
@@ -264,23 +263,27 @@ def _summary(
 
 
 def _combined_trace(results: Sequence[tuple[AlertGroupRef, RunResult | None]]) -> dict[str, Any]:
-    """The first group's orchestration at the top (what the trace page draws), every group's below."""
+    """The first group's orchestration (what the trace page draws) and one line per group."""
     traces = [r.trace for _, r in results if r is not None]
     combined: dict[str, Any] = dict(traces[0]) if traces else {"version": 1, "transitions": [], "path": []}
-    combined.update(
-        flow="AI_OPS",
-        groups=[
-            {"alertname": g.alertname, "service": g.service, "trace": r.trace if r else None}
-            for g, r in results
-        ][:10],
-        degraded=any(t.get("degraded") for t in traces),
-    )
+    combined["flow"] = "AI_OPS"
+    combined["degraded"] = any(t.get("degraded") for t in traces)
+    combined["groups"] = [
+        {
+            "alertname": group.alertname,
+            "service": group.service,
+            "final_node": result.trace.get("final_node") if result else None,
+            "termination_reason": result.trace.get("termination_reason") if result else "FAILED",
+            "degraded": bool(result.trace.get("degraded")) if result else True,
+        }
+        for group, result in results
+    ]
     return combined
 
 
 async def aiops_frames(
     opened: OpenedRun, use_case: AiOpsUseCase, *, cancel_grace_s: float, queue_size: int
-) -> AsyncIterator[dict[str, Any]]:
+) -> AsyncGenerator[dict[str, Any]]:
     """The legacy `message` frames: metadata first, then content messages, then done or error."""
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=queue_size)
     control = use_case.start(opened, queue)
@@ -297,4 +300,4 @@ async def aiops_frames(
     finally:
         if not finished:
             control.cancel("CLIENT_DISCONNECT")
-            await control.wait(cancel_grace_s)
+            await control.wait(cancel_grace_s * 2)  # the graph's grace, then the run's terminal write

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 from api.admission import Permit
 from api.chat_use_case import ChatUseCase, OpenedRun
+from api.errors import ApiError, Unavailable
 from api.sse import ChatProtocol, ProtocolViolation
 
 log = logging.getLogger("superbiz.sse")
@@ -82,18 +83,42 @@ async def chat_frames(
     finally:
         if not protocol.terminal:
             control.cancel(CLIENT_DISCONNECT)
-            await control.wait(cancel_grace_s)
+            await control.wait(cancel_grace_s * 2)  # the graph's grace, then the run's terminal write
 
 
-def stream_closer(services: Services, permit: Permit) -> Callable[[], None]:
-    """Count the stream as open now; the returned callback closes it and releases its permit."""
+async def admit_and_open(
+    services: Services, open_run: Callable[[], Awaitable[OpenedRun]]
+) -> tuple[OpenedRun, Permit]:
+    """Take a worker slot (503 when none is free), then open the run; nothing is left held on failure."""
+    permit = services.admission.try_acquire()
+    if permit is None:
+        services.metrics.admission_rejections.inc()
+        raise Unavailable()
+    try:
+        return await open_run(), permit
+    except ApiError:
+        permit.release()
+        raise
+    except Exception:
+        permit.release()
+        log.exception("could not open a run")
+        raise Unavailable("The service cannot start a run right now.") from None
+
+
+def streaming_response(
+    services: Services, permit: Permit, frames: AsyncIterator[ServerSentEvent]
+) -> AdmittedEventSourceResponse:
+    """The SSE response of an admitted run: counted as an open stream, its permit released at the end."""
     services.metrics.active_streams.inc()
 
     def close() -> None:
         services.metrics.active_streams.dec()
         permit.release()
 
-    return close
+    limits = services.settings.chat
+    return AdmittedEventSourceResponse(
+        frames, on_close=close, ping=limits.sse_ping_s, send_timeout=limits.sse_send_timeout_s
+    )
 
 
 class AdmittedEventSourceResponse(EventSourceResponse):

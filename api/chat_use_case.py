@@ -1,19 +1,19 @@
 """The chat use case: session and run rows, multi-turn context, one graph run, its persisted outcome.
 
 The controller only validates, admits and maps these callbacks onto SSE; everything a run does, and
-the rule that content is released only after SemanticGuard, lives here.
+the rule that content is released only after SemanticGuard, lives here. Whatever happens inside a
+run (failure, cancel, a database error), it ends with a stored terminal state and, unless the client
+left, exactly one content or failure event.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
-import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-
-import anyio
 
 from api.engine import DiagnosisEngine
 from api.errors import NotFound
@@ -21,7 +21,8 @@ from api.logs import current_run, current_session
 from api.metrics import ServiceMetrics
 from api.run_control import RunControl
 from api.run_recorder import RunRecorder
-from graph.runner import RunFailed, RunRequest, RunResult
+from api.run_registry import RunRegistry
+from graph.runner import RunFailed, RunHandle, RunRequest, RunResult
 from persistence.runs import RunStore
 from persistence.sessions import SessionContextStore
 from persistence.tables import AgentFlow, RunOutcome, RunStatus
@@ -30,9 +31,10 @@ log = logging.getLogger("superbiz.chat")
 
 FAILURE_MESSAGES = {
     "RUN_TIMEOUT": "The diagnosis took too long and was stopped.",
-    "MODEL_UNAVAILABLE": "The model is busy; please retry shortly.",
     "INTERNAL_ERROR": "The diagnosis could not be completed.",
 }
+# Stored failure codes (internal) → the public code a client sees.
+PUBLIC_FAILURE = {"NODE_TIMEOUT": "RUN_TIMEOUT"}
 
 
 class ChatEvents(Protocol):
@@ -54,13 +56,13 @@ class OpenedRun:
 
 @dataclass(frozen=True, slots=True)
 class RunTimings:
-    deadline_s: float
     cancel_grace_s: float
     max_status_events: int
+    max_answer_bytes: int
 
 
 class ChatUseCase:
-    """Built once in the composition root and shared by every chat and AIOps run."""
+    """Built once in the composition root and shared by every chat run."""
 
     def __init__(
         self,
@@ -68,15 +70,16 @@ class ChatUseCase:
         runs: RunStore,
         contexts: SessionContextStore,
         engine: DiagnosisEngine,
+        registry: RunRegistry,
         timings: RunTimings,
         metrics: ServiceMetrics,
     ) -> None:
         self.metrics = metrics
+        self.registry = registry
         self._runs = runs
         self._contexts = contexts
         self._engine = engine
         self._timings = timings
-        self.active: set[asyncio.Task[None]] = set()
 
     async def open(
         self,
@@ -99,53 +102,50 @@ class ChatUseCase:
     def start(self, opened: OpenedRun, events: ChatEvents) -> RunControl:
         """Run the graph in its own task; the returned control cancels exactly this run."""
         control = RunControl(opened.run_id)
-        task = asyncio.create_task(self._execute(opened, events, control))
-        self.active.add(task)
-        task.add_done_callback(self.active.discard)
-        control.publish(task)
-        return control
+        return self.registry.start(opened.run_id, self._execute(opened, events, control), control)
 
     async def _execute(self, opened: OpenedRun, events: ChatEvents, control: RunControl) -> None:
         current_session.set(opened.session_id)  # this task's own context: logs carry the ids
         current_run.set(opened.run_id)
-        started = time.monotonic()
-        try:
-            await self._execute_run(opened, events, control)
-        finally:
-            self.metrics.run_latency.labels(opened.flow.value).observe(time.monotonic() - started)
-
-    async def _execute_run(self, opened: OpenedRun, events: ChatEvents, control: RunControl) -> None:
         recorder = RunRecorder(
             run_id=opened.run_id,
             status_sink=events.on_status,
             max_status_events=self._timings.max_status_events,
             metrics=self.metrics,
-        )
-        history = await self._contexts.history(session_id=opened.session_id)
-        request = RunRequest(
-            run_id=opened.run_id,
-            session_id=opened.session_id,
-            query=opened.query,
-            history=list(history.turns),
             flow=opened.flow.value,
-            services=opened.services,
         )
-        handle = self._engine.start(request, observer=recorder)
+        handle: RunHandle | None = None
+        released = False
         try:
+            history = await self._contexts.history(session_id=opened.session_id)
+            request = RunRequest(
+                run_id=opened.run_id,
+                session_id=opened.session_id,
+                query=opened.query,
+                history=list(history.turns),
+                flow=opened.flow.value,
+                services=opened.services,
+            )
+            handle = self._engine.start(request, observer=recorder)
             result = await handle.result()
+            await self._release(opened, result, history.degraded, events, recorder)
+            released = True
+            await self._remember(opened, result)
         except asyncio.CancelledError:
+            if released:  # stored and sent already: nothing left to cancel
+                raise
             # Cancel the graph first, so the partial trace says CANCELLED and holds only what ran.
-            await handle.cancel(control.cancel_reason or "CANCELLED")
-            await self._finish_cancelled(opened, control, handle.partial_trace(), recorder)
+            if handle is not None:
+                await handle.cancel(control.cancel_reason or "CANCELLED")
+            await self._finish_cancelled(opened, control, handle, recorder)
             raise
         except RunFailed as failure:
-            await self._finish_failed(opened, failure.code, handle.partial_trace(), events, recorder)
-            return
+            await self._finish_failed(opened, failure.code, handle, events, recorder)
         except Exception:
             log.exception("run %s failed unexpectedly", opened.run_id)
-            await self._finish_failed(opened, "INTERNAL_ERROR", handle.partial_trace(), events, recorder)
-            return
-        await self._release(opened, result, history.degraded, events, recorder)
+            await self._finish_failed(opened, "INTERNAL_ERROR", handle, events, recorder)
+        finally:
+            recorder.mark_finished()
 
     async def _release(
         self,
@@ -155,69 +155,90 @@ class ChatUseCase:
         events: ChatEvents,
         recorder: RunRecorder,
     ) -> None:
+        if len(json.dumps(result.content, default=str)) > self._timings.max_answer_bytes:
+            raise RunFailed("ANSWER_TOO_LARGE")
         payload = result.content.get("payload", {})
         evaluation = dict(result.self_evaluation)
         evaluation["history_degraded"] = history_degraded
-        changed = await self._runs.finish_run(
-            run_id=opened.run_id,
-            status=RunStatus.SUCCESS,
-            outcome=RunOutcome(result.outcome),
-            answer=result.content,
-            answer_preview=_preview(payload),
-            content_type=str(result.content.get("content_type", "")),
-            route=result.route,
-            self_evaluation=evaluation,
-            orchestration_trace=result.trace,
-            steps=recorder.steps,
-            tools=recorder.tools,
+        changed = await self.registry.durable(
+            self._runs.finish_run(
+                run_id=opened.run_id,
+                status=RunStatus.SUCCESS,
+                outcome=RunOutcome(result.outcome),
+                answer=result.content,
+                answer_preview=_preview(payload),
+                content_type=str(result.content.get("content_type", "")),
+                route=result.route,
+                self_evaluation=evaluation,
+                orchestration_trace=result.trace,
+                steps=recorder.steps,
+                tools=recorder.tools,
+            )
         )
-        if not changed:  # cancelled meanwhile: late content is discarded
-            return
+        if not changed:  # finished elsewhere meanwhile (swept): nothing is released
+            raise RunFailed("RUN_NOT_RUNNING")
+        recorder.mark_finished()
         self.metrics.runs.labels(opened.flow.value, "SUCCESS", result.outcome).inc()
         self.metrics.model_calls.inc(result.model_calls)
         self.metrics.model_tokens.inc(result.tokens)
-        await self._contexts.append_turn(session_id=opened.session_id, turn=_turn(opened, result))
-        await self._runs.record_message_pair(session_id=opened.session_id)
         await events.on_content(str(result.content.get("content_type", "")), dict(payload), result.outcome)
+
+    async def _remember(self, opened: OpenedRun, result: RunResult) -> None:
+        """Best effort: the answer is stored and released already when the history is written."""
+        try:
+            await self._contexts.append_turn(
+                session_id=opened.session_id, turn=history_turn(opened.query, result)
+            )
+            await self._runs.record_message_pair(session_id=opened.session_id)
+        except Exception:
+            log.warning(
+                "run %s: could not record the turn in the session history", opened.run_id, exc_info=True
+            )
 
     async def _finish_failed(
         self,
         opened: OpenedRun,
         code: str,
-        trace: dict[str, Any] | None,
+        handle: RunHandle | None,
         events: ChatEvents,
         recorder: RunRecorder,
     ) -> None:
-        public_code = code if code in FAILURE_MESSAGES else "INTERNAL_ERROR"
-        await self._runs.finish_run(
-            run_id=opened.run_id,
-            status=RunStatus.FAILED,
-            outcome=RunOutcome.FAILED,
-            failure_code=code,
-            orchestration_trace=trace,
-            steps=recorder.steps,
-            tools=recorder.tools,
-        )
-        self.metrics.runs.labels(opened.flow.value, "FAILED", "FAILED").inc()
-        await events.on_failure(public_code, FAILURE_MESSAGES[public_code])
+        public_code = PUBLIC_FAILURE.get(code, code if code in FAILURE_MESSAGES else "INTERNAL_ERROR")
+        try:
+            await self.registry.durable(
+                self._runs.finish_run(
+                    run_id=opened.run_id,
+                    status=RunStatus.FAILED,
+                    outcome=RunOutcome.FAILED,
+                    failure_code=code,
+                    orchestration_trace=None if handle is None else handle.partial_trace(),
+                    steps=recorder.steps,
+                    tools=recorder.tools,
+                )
+            )
+        except Exception:
+            log.exception("run %s: could not store its failure", opened.run_id)
+        finally:
+            recorder.mark_finished()
+            self.metrics.runs.labels(opened.flow.value, "FAILED", "FAILED").inc()
+            await events.on_failure(public_code, FAILURE_MESSAGES[public_code])
 
     async def _finish_cancelled(
-        self,
-        opened: OpenedRun,
-        control: RunControl,
-        trace: dict[str, Any] | None,
-        recorder: RunRecorder,
+        self, opened: OpenedRun, control: RunControl, handle: RunHandle | None, recorder: RunRecorder
     ) -> None:
-        # We are inside a cancelled task: only a shielded, bounded await can still write.
-        with anyio.CancelScope(shield=True), anyio.move_on_after(self._timings.cancel_grace_s):
-            await self._runs.finish_run(
-                run_id=opened.run_id,
-                status=RunStatus.CANCELLED,
-                cancel_reason=control.cancel_reason or "CANCELLED",
-                orchestration_trace=trace,
-                steps=recorder.steps,
-                tools=recorder.tools,
+        try:
+            await self.registry.durable(
+                self._runs.finish_run(
+                    run_id=opened.run_id,
+                    status=RunStatus.CANCELLED,
+                    cancel_reason=control.cancel_reason or "CANCELLED",
+                    orchestration_trace=None if handle is None else handle.partial_trace(),
+                    steps=recorder.steps,
+                    tools=recorder.tools,
+                )
             )
+        except Exception:
+            log.exception("run %s: could not store its cancellation", opened.run_id)
         self.metrics.runs.labels(opened.flow.value, "CANCELLED", "NONE").inc()
 
 
@@ -230,13 +251,12 @@ def _preview(payload: Any) -> str:
     return ""
 
 
-def _turn(opened: OpenedRun, result: RunResult) -> dict[str, Any]:
+def history_turn(query: str, result: RunResult) -> dict[str, Any]:
+    """What the next turn of the conversation remembers of this one (shared with the evaluation)."""
     payload = result.content.get("payload", {})
     root = payload.get("root_cause") if isinstance(payload, dict) else None
     return {
-        "run_id": opened.run_id,
-        "query": opened.query[:500],
+        "query": query[:500],
         "summary": _preview(payload),
         "root_cause_service": root.get("service") if isinstance(root, dict) else None,
-        "services": list(result.services) if hasattr(result, "services") else [],
     }

@@ -24,6 +24,7 @@ from api.backends import build_sources
 from api.chat_use_case import ChatUseCase, RunTimings
 from api.engine import DiagnosisEngine, build_engine
 from api.metrics import ServiceMetrics
+from api.run_registry import RunRegistry
 from api.settings import Settings
 from persistence.db import make_engine, make_sessionmaker, upgrade_head
 from persistence.runs import RunStore
@@ -121,15 +122,17 @@ async def build_services(settings: Settings) -> Services:
     contexts = build_context_store(settings)
     chat_limits = settings.chat
     metrics = ServiceMetrics()
+    registry = RunRegistry(write_timeout_s=max(30.0, settings.database.pool_timeout_s))
     chat = ChatUseCase(
         metrics=metrics,
+        registry=registry,
         runs=runs,
         contexts=contexts,
         engine=diagnosis,
         timings=RunTimings(
-            deadline_s=chat_limits.run_deadline_s,
             cancel_grace_s=chat_limits.cancel_grace_s,
             max_status_events=chat_limits.max_status_events,
+            max_answer_bytes=chat_limits.max_answer_bytes,
         ),
     )
     aiops = AiOpsUseCase(
@@ -139,12 +142,11 @@ async def build_services(settings: Settings) -> Services:
         toolbox=toolbox,
         max_groups=chat_limits.max_aiops_groups,
         evidence_budget_bytes=settings.backends.run_evidence_budget_bytes,
-        cancel_grace_s=chat_limits.cancel_grace_s,
         max_status_events=chat_limits.max_status_events,
     )
     # The embedded SQLite database belongs to this one process: every RUNNING run in it was left by
     # a process that died. A shared database is swept by age, now and periodically.
-    await sweep_orphans(runs, 0.0 if settings.embedded_database else orphan_age_s(settings))
+    await sweep_orphans(runs, 0.0 if settings.embedded_database else orphan_age_s(settings), [])
     services = Services(
         settings=settings,
         worker_id=worker_id,
@@ -159,43 +161,43 @@ async def build_services(settings: Settings) -> Services:
         aiops=aiops,
         metrics=metrics,
     )
-    sweeper = asyncio.create_task(_sweep_periodically(runs, settings))
+    sweeper = asyncio.create_task(_keep_runs_alive(runs, registry, settings))
     services.background.add(sweeper)
     return services
 
 
 def orphan_age_s(settings: Settings) -> float:
-    """How old a RUNNING run must be before no live worker can still own it."""
-    chat = settings.chat
-    return max(settings.database.orphan_after_s, chat.run_deadline_s + chat.cancel_grace_s + 10.0)
+    """How long a RUNNING run may go without a heartbeat before no live worker can own it."""
+    return max(settings.database.orphan_after_s, 3 * settings.database.sweep_interval_s)
 
 
-async def sweep_orphans(runs: RunStore, stale_after_s: float) -> None:
-    """Finish runs left RUNNING by a dead worker; a database outage only postpones it."""
+async def sweep_orphans(runs: RunStore, stale_after_s: float, live_runs: list[str]) -> None:
+    """Finish runs left RUNNING by a dead worker (or by a task of ours that is gone)."""
     try:
-        swept = await runs.sweep_interrupted(stale_after_s=stale_after_s)
+        swept = await runs.sweep_interrupted(stale_after_s=stale_after_s, live_runs=live_runs)
     except Exception:
         log.warning("could not sweep interrupted runs (database unavailable?)", exc_info=True)
         return
     if swept:
-        log.warning("finished %d interrupted run(s) left RUNNING by a dead worker", len(swept))
+        log.warning("finished %d interrupted run(s) left RUNNING without a live owner", len(swept))
 
 
-async def _sweep_periodically(runs: RunStore, settings: Settings) -> None:
+async def _keep_runs_alive(runs: RunStore, registry: RunRegistry, settings: Settings) -> None:
+    """Every interval: a heartbeat for this worker's live runs, then the orphan sweep."""
     while True:
         await asyncio.sleep(settings.database.sweep_interval_s)
-        await sweep_orphans(runs, orphan_age_s(settings))
+        try:
+            await runs.heartbeat(run_ids=registry.live_run_ids())
+        except Exception:
+            log.warning("could not record run heartbeats", exc_info=True)
+        await sweep_orphans(runs, orphan_age_s(settings), registry.live_run_ids())
 
 
 async def close_services(services: Services) -> None:
     """Cancel runs still in flight (they finish CANCELLED), then close clients and pools."""
     for task in services.background:
         task.cancel()
-    active = list(services.chat.active)
-    for task in active:
-        task.cancel()
-    if active:
-        await asyncio.wait(active, timeout=services.settings.chat.cancel_grace_s)
+    await services.chat.registry.shutdown(services.settings.chat.cancel_grace_s)
     await services.contexts.aclose()
     await services.http.aclose()
     await services.engine.dispose()

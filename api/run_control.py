@@ -33,7 +33,8 @@ class RunControl:
         """Request cancellation; the first reason wins and a finished run is left as it is."""
         if self.cancel_reason is None:
             self.cancel_reason = reason
-        if self._task is not None and not self._task.done():
+        # One cancel per run: a second one would interrupt the run's own cleanup.
+        if self._task is not None and not self._task.done() and self._task.cancelling() == 0:
             self._task.cancel()
 
     async def wait(self, grace_s: float) -> None:

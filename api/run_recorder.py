@@ -4,6 +4,7 @@ and stored with the run's outcome (one transaction, not one per event)."""
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -27,13 +28,22 @@ class RunRecorder:
         status_sink: StatusSink,
         max_status_events: int,
         metrics: ServiceMetrics,
+        flow: str = "CHAT",
     ) -> None:
         self.run_id = run_id
         self._metrics = metrics
+        self._flow = flow
+        self._started: float | None = time.monotonic()
         self._status_sink = status_sink
         self._status_left = max_status_events
         self.steps: list[StepDraft] = []
         self.tools: list[ToolDraft] = []
+
+    def mark_finished(self) -> None:
+        """Record the run's latency once, when its outcome is decided (before it is sent)."""
+        if self._started is not None:
+            self._metrics.run_latency.labels(self._flow).observe(time.monotonic() - self._started)
+            self._started = None
 
     async def on_status(self, code: str, message: str) -> None:
         # Bounded: a looping graph cannot flood the stream.

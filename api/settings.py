@@ -24,8 +24,8 @@ class DatabaseSettings(BaseModel):
     pool_size: PositiveInt = 10
     max_overflow: PositiveInt = 10
     pool_timeout_s: PositiveFloat = 5.0
-    # A RUNNING run older than this (and than the run deadline) has lost its worker: it is swept
-    # as FAILED/INTERRUPTED. A live worker's run never outlives its deadline, so no live run is swept.
+    # Every sweep interval a worker records a heartbeat for its live runs; a RUNNING run without one
+    # for this long has lost its worker and is swept as FAILED/INTERRUPTED.
     orphan_after_s: PositiveFloat = 180.0
     sweep_interval_s: PositiveFloat = 30.0
 
@@ -115,7 +115,6 @@ class ChatLimits(BaseModel):
     max_repairs: PositiveInt = 2
     recursion_limit: PositiveInt = 60
     max_status_events: PositiveInt = 64
-    event_queue_size: PositiveInt = 64
     sse_send_timeout_s: PositiveFloat = 10.0
     sse_ping_s: PositiveFloat = 15.0
     cancel_grace_s: PositiveFloat = 5.0

@@ -33,22 +33,23 @@ class CaseLibraryStore:
         self, *, run_id: str, root_cause_service: str | None = None, category: str | None = None
     ) -> CaseRecord | None:
         """The case of this run (`diagnosis_id = run_id`): created once, reused (use_count + 1)
-        after. None when the run released no answer; `RunNotFound` when there is no such run."""
+        after. None when the run released no diagnosis (no answer, or only the safe fallback);
+        `RunNotFound` when there is no such run."""
         async with self._sessions() as db:
             query = select(DiagnosisRun).where(col(DiagnosisRun.run_id) == run_id)
             run = (await db.exec(query)).first()
             if run is None:
                 raise RunNotFound(run_id)
-            if run.answer is None:
+            if run.answer is None or run.outcome != "SUCCESS":
                 return None
+            root = _root_cause(run.answer)
             now = self._clock()
             insert = insert_for(db)(CaseLibrary).values(
                 case_id=f"case-{uuid.uuid4().hex}",
                 query=run.query,
                 answer=run.answer,
-                root_cause_service=bounded(root_cause_service, 128)
-                or _payload_text(run.answer, "root_cause_service"),
-                category=bounded(category, 64) or _payload_text(run.answer, "category"),
+                root_cause_service=bounded(root_cause_service, 128) or root.get("service"),
+                category=bounded(category, 64) or root.get("category"),
                 diagnosis_id=run_id,
                 created_at=now,
                 updated_at=now,
@@ -74,11 +75,24 @@ class CaseLibraryStore:
         question = tokens(query)
         if not question or limit <= 0:
             return []
-        newest = select(CaseLibrary).order_by(col(CaseLibrary.updated_at).desc()).limit(_CASE_CANDIDATES)
+        # Rank on the queries alone; load whole rows (answers included) only for the best few.
+        newest = (
+            select(CaseLibrary.id, CaseLibrary.query)
+            .order_by(col(CaseLibrary.updated_at).desc())
+            .limit(_CASE_CANDIDATES)
+        )
         async with self._sessions() as db:
-            rows = (await db.exec(newest)).all()
-        scored = [(overlap_score(question, tokens(row.query)), row) for row in rows]
-        ranked = sorted((pair for pair in scored if pair[0] > 0), key=lambda pair: -pair[0])
+            candidates = (await db.exec(newest)).all()
+            scores = {row_id: overlap_score(question, tokens(text)) for row_id, text in candidates}
+            best = sorted((i for i, score in scores.items() if score > 0), key=lambda i: -scores[i])[:limit]
+            rows = (
+                (await db.exec(select(CaseLibrary).where(col(CaseLibrary.id).in_(best)))).all()
+                if best
+                else []
+            )
+        ranked = sorted(
+            ((scores[row.id], row) for row in rows if row.id is not None), key=lambda pair: -pair[0]
+        )
         return [
             PastCase(
                 case_id=row.case_id,
@@ -89,18 +103,20 @@ class CaseLibraryStore:
                 diagnosis_id=row.diagnosis_id,
                 score=score,
             )
-            for score, row in ranked[:limit]
+            for score, row in ranked
         ]
 
 
-def _payload_text(answer_json: str, key: str) -> str | None:
-    """A short string field of the released payload, at its top level or one level down."""
-    payload = json.loads(answer_json)
-    if not isinstance(payload, dict):
-        return None
-    candidates = [payload, *(v for v in payload.values() if isinstance(v, dict))]
-    for mapping in candidates:
-        value = mapping.get(key)
-        if isinstance(value, str) and value:
-            return bounded(value, 64)
-    return None
+def _root_cause(answer_json: str) -> dict[str, str]:
+    """Service and category of the released report's root cause (bounded), when it names one."""
+    content = json.loads(answer_json)
+    payload = content.get("payload") if isinstance(content, dict) else None
+    root = payload.get("root_cause") if isinstance(payload, dict) else None
+    if not isinstance(root, dict):
+        return {}
+    limits = {"service": 128, "category": 64}
+    return {
+        key: bounded(root[key], size)
+        for key, size in limits.items()
+        if isinstance(root.get(key), str) and root[key]
+    }

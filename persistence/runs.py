@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -182,15 +182,17 @@ class RunStore:
         }
         return await self._append(_TOOLS, run_id=run_id, values=values)
 
-    async def heartbeat(self, *, run_id: str) -> bool:
-        """Mark a RUNNING run as alive now; False when it is unknown or finished."""
+    async def heartbeat(self, *, run_ids: Collection[str]) -> int:
+        """Mark these RUNNING runs as alive now (one statement); how many were still running."""
+        if not run_ids:
+            return 0
         now = self._clock()
         update = (
             sa.update(DiagnosisRun)
-            .where(col(DiagnosisRun.run_id) == run_id, is_running())
-            .values(heartbeat_at=now, updated_at=now)
+            .where(col(DiagnosisRun.run_id).in_(list(run_ids)), is_running())
+            .values(heartbeat_at=now)
         )
-        return await self._write(update) == 1
+        return await self._write(update)
 
     async def finish_run(
         self,
@@ -239,18 +241,29 @@ class RunStore:
                 await db.rollback()
         return changed
 
-    async def sweep_interrupted(self, *, stale_after_s: float, live_owner: str | None = None) -> list[str]:
+    async def sweep_interrupted(
+        self,
+        *,
+        stale_after_s: float,
+        live_owner: str | None = None,
+        live_runs: Collection[str] | None = None,
+    ) -> list[str]:
         """Finish as FAILED/INTERRUPTED the RUNNING runs whose heartbeat is older than
-        `stale_after_s`, except those of `live_owner` (default: this worker). Returns their ids.
+        `stale_after_s`, except those of `live_owner` (default: this worker). With `live_runs`, the
+        owner's own stale runs that are not among them are swept too (their task is gone).
+        Returns their ids.
         """
         keep = self.worker_id if live_owner is None else live_owner
         cutoff = self._clock() - timedelta(seconds=stale_after_s)
+        others = sa.or_(col(DiagnosisRun.owner).is_(None), col(DiagnosisRun.owner) != keep)
+        if live_runs is not None:
+            others = sa.or_(others, col(DiagnosisRun.run_id).not_in(list(live_runs)))
         update = (
             sa.update(DiagnosisRun)
             .where(
                 is_running(),
                 col(DiagnosisRun.heartbeat_at) < cutoff,
-                sa.or_(col(DiagnosisRun.owner).is_(None), col(DiagnosisRun.owner) != keep),
+                others,
             )
             .values(
                 status=RunStatus.FAILED.value,

@@ -162,6 +162,12 @@ class MetricsSource(Protocol):
     async def query_range(
         self, *, promql: str, window: TimeWindow, step_s: int, max_series: int
     ) -> list[Series]: ...
+    async def query_instant(
+        self, *, promql: str, at: datetime, max_series: int
+    ) -> list[Series]:
+        """The expression evaluated at `at`: one sample `(at, value)` per series; a scalar
+        result is one series with an empty name and no labels."""
+        ...
 
 
 @runtime_checkable

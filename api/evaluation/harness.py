@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from api.backends import world_sources
+from api.chat_use_case import history_turn
 from api.evaluation.scoring import score_answer, totals
 from api.evaluation.worlds import EvalScenario, load_scenarios
 from graph.analysts.base import Analyst
@@ -106,7 +107,7 @@ async def _run_scenario(
         spent.tool_calls += result.tool_calls
         spent.tokens += result.tokens
         spent.repairs += int(result.trace.get("repair_count") or 0)
-        history.append(_turn(question, result))
+        history.append(history_turn(question, result))
     entry: dict[str, Any] = {
         "world": world,
         "id": scenario.id,
@@ -159,17 +160,6 @@ async def _ask(
     )
     handle = runner.start(request, parts, SilentObserver())
     return await handle.result()
-
-
-def _turn(question: str, result: RunResult) -> dict[str, Any]:
-    """A prior turn as the session-context store keeps it: `{query, summary, root_cause_service}`."""
-    payload = result.content.get("payload") or {}
-    root = payload.get("root_cause") or {}
-    return {
-        "query": question,
-        "summary": str(payload.get("summary") or payload.get("text") or ""),
-        "root_cause_service": root.get("service"),
-    }
 
 
 def _progress_line(entry: dict[str, Any]) -> str:

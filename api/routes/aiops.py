@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -12,9 +13,9 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.aiops_use_case import aiops_frames
-from api.chat_stream import AdmittedEventSourceResponse, stream_closer
+from api.chat_stream import admit_and_open, streaming_response
 from api.deps import PrincipalDep, ServicesDep
-from api.errors import ApiError, Unavailable
+from api.errors import ApiError
 from api.schemas import AiOpsRequest
 
 log = logging.getLogger("superbiz.aiops")
@@ -39,9 +40,12 @@ async def _body(request: Request) -> AiOpsRequest:
         raise InvalidBody() from None
 
 
-async def _as_sse(messages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[ServerSentEvent]:
-    async for message in messages:
-        yield ServerSentEvent(event="message", data=json.dumps(message, separators=(",", ":")))
+async def _as_sse(messages: AsyncGenerator[dict[str, Any]]) -> AsyncIterator[ServerSentEvent]:
+    # aclosing: when the client leaves, the inner stream's cleanup (cancelling the run) runs now,
+    # not whenever the garbage collector finalises it.
+    async with contextlib.aclosing(messages) as inner:
+        async for message in inner:
+            yield ServerSentEvent(event="message", data=json.dumps(message, separators=(",", ":")))
 
 
 @router.post(
@@ -58,31 +62,17 @@ async def _as_sse(messages: AsyncIterator[dict[str, Any]]) -> AsyncIterator[Serv
 async def ai_ops(request: Request, services: ServicesDep, principal: PrincipalDep) -> EventSourceResponse:
     """Body optional: `{sessionId?, services?, instruction?}`."""
     body = await _body(request)
-    permit = services.admission.try_acquire()
-    if permit is None:
-        services.metrics.admission_rejections.inc()
-        raise Unavailable()
-    try:
-        opened = await services.aiops.open(
+    opened, permit = await admit_and_open(
+        services,
+        lambda: services.aiops.open(
             session_id=body.session_id,
             instruction=body.instruction,
             services=body.services,
             principal=principal,
-        )
-    except Exception:
-        permit.release()
-        log.exception("could not open an AIOps run")
-        raise Unavailable("The service cannot start a run right now.") from None
+        ),
+    )
     limits = services.settings.chat
     frames = aiops_frames(
-        opened,
-        services.aiops,
-        cancel_grace_s=limits.cancel_grace_s,
-        queue_size=limits.max_aiops_groups + 4,
+        opened, services.aiops, cancel_grace_s=limits.cancel_grace_s, queue_size=limits.max_aiops_groups + 4
     )
-    return AdmittedEventSourceResponse(
-        _as_sse(frames),
-        on_close=stream_closer(services, permit),
-        ping=limits.sse_ping_s,
-        send_timeout=limits.sse_send_timeout_s,
-    )
+    return streaming_response(services, permit, _as_sse(frames))

@@ -7,9 +7,9 @@ import logging
 from fastapi import APIRouter
 from sse_starlette import EventSourceResponse
 
-from api.chat_stream import AdmittedEventSourceResponse, chat_frames, stream_closer
+from api.chat_stream import admit_and_open, chat_frames, streaming_response
 from api.deps import PrincipalDep, ServicesDep
-from api.errors import ApiError, Unavailable
+from api.errors import ApiError
 from api.schemas import ChatRequest
 
 log = logging.getLogger("superbiz.chat")
@@ -32,27 +32,11 @@ async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep
     limits = services.settings.chat
     if len(body.query) > limits.max_query_chars:
         raise QueryTooLong()
-    permit = services.admission.try_acquire()
-    if permit is None:
-        services.metrics.admission_rejections.inc()
-        raise Unavailable()
-    try:
-        opened = await services.chat.open(session_id=body.session_id, query=body.query, principal=principal)
-    except Exception as error:
-        permit.release()
-        if isinstance(error, ApiError):
-            raise
-        log.exception("could not open a chat run")
-        raise Unavailable("The service cannot start a run right now.") from None
+    opened, permit = await admit_and_open(
+        services,
+        lambda: services.chat.open(session_id=body.session_id, query=body.query, principal=principal),
+    )
     frames = chat_frames(
-        opened,
-        services.chat,
-        queue_size=limits.max_status_events + 4,
-        cancel_grace_s=limits.cancel_grace_s,
+        opened, services.chat, queue_size=limits.max_status_events + 4, cancel_grace_s=limits.cancel_grace_s
     )
-    return AdmittedEventSourceResponse(
-        frames,
-        on_close=stream_closer(services, permit),
-        ping=limits.sse_ping_s,
-        send_timeout=limits.sse_send_timeout_s,
-    )
+    return streaming_response(services, permit, frames)

@@ -71,3 +71,12 @@ async def test_past_case_appears_as_a_clue_in_a_later_similar_run(client: httpx.
     evidence = only(later, "content")["payload"]["evidence"]
     cases = [e for e in evidence if e["source"] == "cases"]
     assert cases and cases[0]["status"] == "OK"
+
+
+async def test_case_keeps_the_reports_root_cause_service_and_category(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    run_id = await _run(client, "fb-f", "why is checkout slow?")
+    await client.post("/api/feedback", json={"sessionId": "fb-f", "runId": run_id, "useful": True})
+    [case] = await services_of(app).runs.similar_cases(query="why is checkout slow", limit=1)
+    assert (case.root_cause_service, case.category) == ("payment", "connection_pool_exhaustion")

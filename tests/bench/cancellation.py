@@ -7,6 +7,7 @@ import time
 
 import httpx
 
+from api.run_registry import RunRegistry
 from tests.bench.figures import ItemResult, Target, percentile
 from tests.bench.load import DEMO_QUESTION, client, read_until_status
 from tests.bench.plan import BenchContext
@@ -48,12 +49,12 @@ async def run(ctx: BenchContext) -> ItemResult:
             async with served(settings) as (app, base), client() as http:
                 chat = services(app).chat
                 for _ in range(ctx.sizes.disconnects):
-                    delay = await _disconnect_once(http, base, llm, chat.active)
+                    delay = await _disconnect_once(http, base, llm, chat.registry)
                     if delay is not None:
                         delays.append(delay)
-                await until(lambda: not chat.active, 10.0)
+                await until(lambda: not chat.registry.active, 10.0)
                 await asyncio.sleep(0.1)
-                survivors = len(chat.active) + sum(
+                survivors = len(chat.registry.active) + sum(
                     1 for t in asyncio.all_tasks() if t.get_name().startswith("run-") and not t.done()
                 )
                 await until(lambda: llm.disconnects >= len(delays), 5.0)
@@ -66,16 +67,16 @@ async def run(ctx: BenchContext) -> ItemResult:
 
 
 async def _disconnect_once(
-    http: httpx.AsyncClient, base: str, llm: ScriptedLLM, active: set[asyncio.Task[None]]
+    http: httpx.AsyncClient, base: str, llm: ScriptedLLM, registry: RunRegistry
 ) -> float | None:
     """Open a run, wait until its model call is in flight, drop the connection, time the task's end."""
-    await until(lambda: llm.in_flight == 0 and not active)  # the previous run is fully gone
+    await until(lambda: llm.in_flight == 0 and not registry.active)  # the previous run is fully gone
     finished: dict[str, float] = {}
     async with http.stream("POST", f"{base}/api/chat", json={"query": DEMO_QUESTION}) as response:
         lines = await read_until_status(response)
-        if not await until(lambda: llm.in_flight > 0 and len(active) == 1):
+        if not await until(lambda: llm.in_flight > 0 and len(registry.active) == 1):
             return None
-        task = next(iter(active))
+        task = registry.active[0]
         task.add_done_callback(lambda _: finished.setdefault("at", time.perf_counter()))
         dropped = time.perf_counter()
         del lines

@@ -30,7 +30,7 @@ async def run(ctx: BenchContext) -> ItemResult:
             seen = await load.run_all(base, plans, concurrency)
             wall = time.monotonic() - started
             await load.settled(app, within_s=60)
-            in_use = services(app).admission.in_use + len(services(app).chat.active)
+            in_use = services(app).admission.in_use + len(services(app).chat.registry.active)
             not_terminal = mismatched = 0
             async with httpx.AsyncClient(base_url=base, timeout=60) as http:
                 for plan, got in zip(plans, seen, strict=True):

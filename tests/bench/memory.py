@@ -51,7 +51,7 @@ async def _open_streams(ctx: BenchContext, result: ItemResult) -> None:
                 release = asyncio.Event()
                 await _hold_streams(http, base, 1, release, llm.in_flight)  # warm every code path once
                 release.set()
-                await until(lambda: not services(app).chat.active)
+                await until(lambda: not services(app).chat.registry.active)
                 baseline = rss_bytes()
                 release = asyncio.Event()
                 holders = await _hold_streams(http, base, count, release, 0)
@@ -59,7 +59,7 @@ async def _open_streams(ctx: BenchContext, result: ItemResult) -> None:
                 held = rss_bytes()
                 release.set()
                 await asyncio.gather(*holders, return_exceptions=True)
-                await until(lambda: not services(app).chat.active, 30.0)
+                await until(lambda: not services(app).chat.registry.active, 30.0)
     per_stream_kb = (held - baseline) / count / 1024
     result.add("open streams held (model call in flight)", llm.in_flight if not reached else count, "streams")
     result.add("RSS per open stream", per_stream_kb, "KB", STREAM_TARGET_KB)

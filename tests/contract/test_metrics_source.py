@@ -6,6 +6,7 @@ side loads the history with promtool and skips locally (fails in CI) without the
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -176,6 +177,93 @@ async def test_malformed_query_is_rejected_safely(source: MetricsSource, world: 
     assert "parse error" not in raised.value.public  # the backend's own text never leaks
 
 
+async def test_query_instant_reads_the_value_at_the_moment(
+    source: MetricsSource, world: World
+) -> None:
+    before = world.now - timedelta(minutes=40)
+    after = world.now - timedelta(minutes=10)
+
+    [old] = await source.query_instant(promql=LATENCY, at=before, max_series=10)
+    [new] = await source.query_instant(promql=LATENCY, at=after, max_series=10)
+
+    assert old.metric == "app_request_latency_seconds"
+    assert dict(old.labels) == {"service": "ledger", "quantile": "0.99"}
+    assert list(old.samples) == [(before.timestamp(), LATENCY_BEFORE)]
+    assert list(new.samples) == [(after.timestamp(), LATENCY_AFTER)]
+
+
+async def test_query_instant_between_samples_takes_the_latest_one(
+    source: MetricsSource, world: World
+) -> None:
+    # 30 s after the change sample, 30 s before the next one: the change sample answers.
+    at = world.now - timedelta(minutes=30) + timedelta(seconds=30)
+    promql = 'app_request_errors_ratio{service="ledger"}'
+
+    [series] = await source.query_instant(promql=promql, at=at, max_series=10)
+
+    assert list(series.samples) == [(at.timestamp(), ERRORS_AFTER)]
+
+
+async def test_query_instant_looks_back_five_minutes(source: MetricsSource, world: World) -> None:
+    # The history ends at `now`: a sample four minutes old still answers, six minutes old not.
+    within = world.now + timedelta(minutes=4)
+    beyond = world.now + timedelta(minutes=6)
+    before_history = world.now - timedelta(hours=4)
+
+    [series] = await source.query_instant(promql=LATENCY, at=within, max_series=10)
+
+    assert list(series.samples) == [(within.timestamp(), LATENCY_AFTER)]
+    assert await source.query_instant(promql=LATENCY, at=beyond, max_series=10) == []
+    assert await source.query_instant(promql=LATENCY, at=before_history, max_series=10) == []
+
+
+@pytest.mark.parametrize(
+    ("promql", "expected"),
+    [
+        (
+            '{__name__=~"app_.*", service!="ledger"}',
+            {("app_queue_depth", "relay"), ("app_request_latency_seconds", "relay")},
+        ),
+        (
+            'app_request_latency_seconds{quantile="0.99", service=~"rel.*"}',
+            {("app_request_latency_seconds", "relay")},
+        ),
+        ("no_such_metric", set()),
+    ],
+)
+async def test_query_instant_applies_every_matcher(
+    source: MetricsSource, world: World, promql: str, expected: set[tuple[str, str]]
+) -> None:
+    result = await source.query_instant(promql=promql, at=world.now, max_series=10)
+
+    assert {(series.metric, series.labels["service"]) for series in result} == expected
+    assert all(len(series.samples) == 1 for series in result)
+
+
+async def test_query_instant_caps_and_orders_the_series(
+    source: MetricsSource, world: World
+) -> None:
+    result = await source.query_instant(promql='{__name__=~"app_.*"}', at=world.now, max_series=3)
+
+    assert [(series.metric, series.labels["service"]) for series in result] == [
+        ("app_queue_depth", "relay"),
+        ("app_request_errors_ratio", "ledger"),
+        ("app_request_latency_seconds", "ledger"),
+    ]
+
+
+async def test_malformed_instant_query_is_rejected_safely(
+    source: MetricsSource, world: World
+) -> None:
+    with pytest.raises(SourceError) as raised:
+        await source.query_instant(
+            promql='app_request_latency_seconds{service="ledger"', at=world.now, max_series=10
+        )
+
+    assert raised.value.status is EvidenceStatus.REJECTED
+    assert "parse error" not in raised.value.public
+
+
 async def test_label_values_discover_services(source: MetricsSource, world: World) -> None:
     assert isinstance(source, PrometheusFixture | PrometheusClient)
 
@@ -239,8 +327,10 @@ SECRET = "db password hunter2 in /etc/secret"
         ),
     ],
 )
+@pytest.mark.parametrize("kind", ["range", "instant"])
 async def test_http_errors_become_safe_source_errors(
     world: World,
+    kind: str,
     status: int,
     body: dict[str, str],
     expected_status: EvidenceStatus,
@@ -250,9 +340,12 @@ async def test_http_errors_become_safe_source_errors(
     async with httpx.AsyncClient(transport=transport) as client:
         prometheus = PrometheusClient(client, "http://prometheus.invalid")
         with pytest.raises(SourceError) as raised:
-            await prometheus.query_range(
-                promql=LATENCY, window=last(world, 5), step_s=60, max_series=5
-            )
+            if kind == "range":
+                await prometheus.query_range(
+                    promql=LATENCY, window=last(world, 5), step_s=60, max_series=5
+                )
+            else:
+                await prometheus.query_instant(promql=LATENCY, at=world.now, max_series=5)
 
     assert raised.value.status is expected_status
     assert expected_text in raised.value.public
@@ -334,3 +427,71 @@ async def test_timeout_becomes_a_timeout_status(world: World) -> None:
             await prometheus.active_alerts(limit=5)
 
     assert raised.value.status is EvidenceStatus.TIMEOUT
+
+
+# --- the real client's instant-query shapes: vector, scalar, the time parameter ---------------
+
+
+@pytest.mark.prometheus
+async def test_real_prometheus_answers_a_scalar_as_one_unnamed_series(
+    prometheus_url: str, world: World
+) -> None:
+    async with httpx.AsyncClient() as client:
+        prometheus = PrometheusClient(client, prometheus_url)
+        [series] = await prometheus.query_instant(
+            promql=f"scalar({LATENCY}) * 2", at=world.now, max_series=5
+        )
+
+    assert (series.metric, dict(series.labels)) == ("", {})
+    assert list(series.samples) == [(world.now.timestamp(), LATENCY_AFTER * 2)]
+
+
+async def test_instant_query_sends_the_time_and_parses_a_vector(world: World) -> None:
+    seen: list[httpx.Request] = []
+    body = {
+        "status": "success",
+        "data": {
+            "resultType": "vector",
+            "result": [
+                {"metric": {"__name__": "up", "job": "b"}, "value": [1_700_000_000.5, "1"]},
+                {"metric": {"__name__": "up", "job": "a"}, "value": [1_700_000_000.5, "NaN"]},
+            ],
+        },
+    }
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=body)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(answer)) as client:
+        prometheus = PrometheusClient(client, "http://prometheus.invalid/")
+        result = await prometheus.query_instant(promql="up", at=world.now, max_series=5)
+
+    [request] = seen
+    assert request.url.path == "/api/v1/query"
+    assert request.url.params["query"] == "up"
+    assert float(request.url.params["time"]) == world.now.timestamp()
+    assert [dict(series.labels) for series in result] == [{"job": "a"}, {"job": "b"}]
+    assert [series.metric for series in result] == ["up", "up"]
+    assert list(result[1].samples) == [(1_700_000_000.5, 1.0)]
+    assert math.isnan(result[0].samples[0][1])
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"resultType": "matrix", "result": []},
+        {"resultType": "string", "result": [1.0, "text"]},
+        {"resultType": "vector", "result": [{"metric": {}, "value": ["x"]}]},
+        {"resultType": "scalar"},
+    ],
+)
+async def test_unexpected_instant_results_become_source_errors(
+    world: World, data: dict[str, object]
+) -> None:
+    body = {"status": "success", "data": data}
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, json=body))
+    async with httpx.AsyncClient(transport=transport) as client:
+        prometheus = PrometheusClient(client, "http://prometheus.invalid")
+        with pytest.raises(SourceError, match="unexpected response"):
+            await prometheus.query_instant(promql="up", at=world.now, max_series=5)

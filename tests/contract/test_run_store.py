@@ -140,7 +140,7 @@ async def test_finish_run_stores_the_result_once(run_store: RunStore) -> None:
     assert trace.orchestration_trace == {"events": [{"node": "router"}]}
     assert trace.run.finished_at is not None and trace.run.finished_at.tzinfo is not None
     assert await run_store.append_step(run_id=run_id, node="late", status="ok") is None
-    assert await run_store.heartbeat(run_id=run_id) is False
+    assert await run_store.heartbeat(run_ids=[run_id]) == 0
 
 
 async def test_failed_run_keeps_sql_null_json_and_bounded_summaries(
@@ -214,7 +214,10 @@ async def test_useful_feedback_grows_one_case_per_run(run_store: RunStore) -> No
         run_id=run_id,
         status=RunStatus.SUCCESS,
         outcome=RunOutcome.SUCCESS,
-        answer={"root_cause_service": "checkout", "category": "database"},
+        answer={
+            "content_type": "diagnosis_report",
+            "payload": {"root_cause": {"service": "checkout", "category": "database"}},
+        },
     )
     feedback = await run_store.bind_feedback(session_id=sid, run_id=run_id, useful=True, comment="spot on")
     assert feedback["useful"] is True and feedback["comment"] == "spot on"
@@ -233,6 +236,12 @@ async def test_useful_feedback_grows_one_case_per_run(run_store: RunStore) -> No
     assert await run_store.similar_cases(query=uuid.uuid4().hex, limit=3) == []
     with pytest.raises(RunNotFound):
         await run_store.create_or_reuse_case(run_id="run-missing")
+
+    fallback = await _new_run(run_store, sid, f"why is {word} slow again")
+    await run_store.finish_run(
+        run_id=fallback, status=RunStatus.SUCCESS, outcome=RunOutcome.FALLBACK, answer={"payload": {}}
+    )
+    assert await run_store.create_or_reuse_case(run_id=fallback) is None  # the fixed fallback is no case
 
 
 async def test_aiops_runs_keep_their_flow(run_store: RunStore) -> None:

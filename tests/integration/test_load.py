@@ -51,7 +51,7 @@ async def test_sixty_runs_with_random_disconnects_end_terminal_and_leak_nothing(
     seen = await load.run_all(url, plans, CONCURRENCY)
     await load.settled(app)
     services = services_of(app)
-    assert services.admission.in_use == 0 and not services.chat.active
+    assert services.admission.in_use == 0 and not services.chat.registry.active
     assert services.metrics.registry.get_sample_value("superbiz_active_streams") == 0
 
     steps = tools = 0

@@ -1,14 +1,14 @@
 """Prometheus's HTTP API as a MetricsSource and an AlertsSource (I/O and parsing only).
 
-Uses `/api/v1/query_range`, `/api/v1/series`, `/api/v1/label/<name>/values`, `/api/v1/alerts`
-and `/-/ready`, on one shared httpx client, every response bounded by `HttpApi`.
+Uses `/api/v1/query`, `/api/v1/query_range`, `/api/v1/series`, `/api/v1/label/<name>/values`,
+`/api/v1/alerts` and `/-/ready`, on one shared httpx client, every response bounded by `HttpApi`.
 """
 
 from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
-from typing import Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 import httpx
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
@@ -50,15 +50,33 @@ class _Matrix(BaseModel):
     result: list[_MatrixSeries]
 
 
+class _VectorSample(BaseModel):
+    metric: dict[str, str]
+    value: tuple[float, float]
+
+
+class _Vector(BaseModel):
+    result_type: Literal["vector"] = Field(alias="resultType")
+    result: list[_VectorSample]
+
+
+class _Scalar(BaseModel):
+    result_type: Literal["scalar"] = Field(alias="resultType")
+    result: tuple[float, float]
+
+
 _T = TypeVar("_T")
 _ALERTS = TypeAdapter(_AlertsData)
 _MATRIX = TypeAdapter(_Matrix)
+# An instant query answers a vector or, for expressions such as `scalar(...)`, a scalar.
+_INSTANT = TypeAdapter(Annotated[_Vector | _Scalar, Field(discriminator="result_type")])
 _LABEL_SETS = TypeAdapter(list[dict[str, str]])
 _STRINGS = TypeAdapter(list[str])
 
 
 class PrometheusClient:
-    """A Prometheus server: metrics (range queries, series and label discovery) and rule alerts."""
+    """A Prometheus server: metrics (instant and range queries, series and label discovery) and
+    rule alerts."""
 
     def __init__(
         self,
@@ -111,17 +129,31 @@ class PrometheusClient:
     ) -> list[Series]:
         params = [("query", promql), *_window_params(window), ("step", str(step_s))]
         matrix = _parse(_MATRIX, await self._api.get_data("/api/v1/query_range", params))
-        result: list[Series] = []
-        for item in matrix.result:
-            labels = dict(item.metric)
-            metric = labels.pop("__name__", "")
-            result.append(Series(metric=metric, labels=labels, samples=item.values))
-        result.sort(key=lambda series: series_key(series.metric, series.labels))
-        return result[:max_series]
+        return _first(max_series, [_series(item.metric, item.values) for item in matrix.result])
+
+    async def query_instant(
+        self, *, promql: str, at: datetime, max_series: int
+    ) -> list[Series]:
+        params = [("query", promql), ("time", f"{at.timestamp():.3f}")]
+        answer = _parse(_INSTANT, await self._api.get_data("/api/v1/query", params))
+        if isinstance(answer, _Scalar):
+            return _first(max_series, [_series({}, [answer.result])])
+        return _first(max_series, [_series(item.metric, [item.value]) for item in answer.result])
 
 
 def _window_params(window: TimeWindow) -> list[tuple[str, str]]:
     return [("start", f"{window.start.timestamp():.3f}"), ("end", f"{window.end.timestamp():.3f}")]
+
+
+def _series(labels: dict[str, str], samples: list[tuple[float, float]]) -> Series:
+    labels = dict(labels)
+    metric = labels.pop("__name__", "")
+    return Series(metric=metric, labels=labels, samples=samples)
+
+
+def _first(count: int, series: list[Series]) -> list[Series]:
+    """The first `count` series in the order both backends share."""
+    return sorted(series, key=lambda item: series_key(item.metric, item.labels))[:count]
 
 
 def _series_ref(labels: dict[str, str]) -> SeriesRef:

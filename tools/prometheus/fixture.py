@@ -1,7 +1,8 @@
 """Serve a world's metrics through MetricsSource, evaluating selectors the way Prometheus does.
 
-A range query is evaluated at start, start+step, ... end; each point takes the latest sample at or
-before it within the lookback window (Prometheus's default 5m). Only selectors are supported.
+A range query is evaluated at start, start+step, ... end, an instant query at one time; each point
+takes the latest sample at or before it within the lookback window (Prometheus's default 5m).
+Only selectors are supported.
 """
 
 from __future__ import annotations
@@ -53,8 +54,15 @@ class PrometheusFixture:
     async def query_range(
         self, *, promql: str, window: TimeWindow, step_s: int, max_series: int
     ) -> list[Series]:
-        selector = _parse(promql)
-        times = _evaluation_times(window, step_s)
+        return self._evaluate(_parse(promql), _evaluation_times(window, step_s), max_series)
+
+    async def query_instant(
+        self, *, promql: str, at: datetime, max_series: int
+    ) -> list[Series]:
+        return self._evaluate(_parse(promql), [at.timestamp()], max_series)
+
+    def _evaluate(self, selector: Selector, times: list[float], max_series: int) -> list[Series]:
+        """Every selected series that has a point at one of `times`, in the shared order."""
         result: list[Series] = []
         for item in self._world.series:
             if not selector.matches(item.metric, item.labels):

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Name = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-/]+$")]
 Window = Annotated[int, Field(ge=1, le=7 * 24 * 60, description="minutes back from now")]
+MinutesAgo = Annotated[int, Field(ge=0, le=7 * 24 * 60, description="minutes before now")]
 Signal = Literal["error_rate", "latency_p99", "saturation", "cpu", "memory", "connections"]
 Level = Literal["debug", "info", "warn", "warning", "error", "fatal", "critical"]
 
@@ -39,6 +40,11 @@ class QueryPromqlArgs(ToolArgs):
     promql: str = Field(min_length=1, max_length=10_000, description="a PromQL expression")
     window_minutes: Window | None = None
     step_seconds: Annotated[int, Field(ge=1, le=86_400)] | None = None
+
+
+class QueryPromqlInstantArgs(ToolArgs):
+    promql: str = Field(min_length=1, max_length=10_000, description="a PromQL expression")
+    at_minutes_ago: MinutesAgo | None = None
 
 
 class ListLogStreamsArgs(ToolArgs):

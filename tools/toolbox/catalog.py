@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tools.base import EvidenceSource
-from tools.toolbox import args, records, telemetry
+from tools.toolbox import args, instant, records, telemetry
 from tools.toolbox.spec import ToolSpec
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -35,6 +35,13 @@ TOOLS: tuple[ToolSpec, ...] = (
         args.QueryPromqlArgs,
         "Range query of a raw PromQL expression over a bounded window and step.",
         telemetry.query_promql,
+    ),
+    ToolSpec(
+        "query_promql_instant",
+        EvidenceSource.METRICS,
+        args.QueryPromqlInstantArgs,
+        "Instant query of a raw PromQL expression, now or a bounded number of minutes ago.",
+        instant.query_promql_instant,
     ),
     ToolSpec(
         "list_log_streams",

@@ -58,6 +58,10 @@ class FakeMetrics:
             raise self.error
         return self.series
 
+    async def query_instant(self, *, promql: str, at: datetime, max_series: int) -> list[Series]:
+        self.calls.append({"promql": promql, "at": at})
+        return [Series(s.metric, s.labels, list(s.samples)[-1:]) for s in self.series][:max_series]
+
 
 class FakeAlerts:
     async def health(self) -> SourceHealth:
