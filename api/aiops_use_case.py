@@ -16,7 +16,7 @@ from typing import Any
 
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.engine import DiagnosisEngine
-from api.run_control import RunControl
+from api.run_control import RunControl, end_reason
 from api.run_recorder import RunRecorder
 from graph.runner import RunFailed, RunRequest, RunResult
 from persistence.runs import RunStore
@@ -299,5 +299,5 @@ async def aiops_frames(
                 break
     finally:
         if not finished:
-            control.cancel("CLIENT_DISCONNECT")
+            control.cancel(end_reason())
             await control.wait(cancel_grace_s * 2)  # the graph's grace, then the run's terminal write

@@ -21,11 +21,10 @@ if TYPE_CHECKING:
 from api.admission import Permit
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.errors import ApiError, Unavailable
+from api.run_control import end_reason
 from api.sse import ChatProtocol, ProtocolViolation
 
 log = logging.getLogger("superbiz.sse")
-
-CLIENT_DISCONNECT = "CLIENT_DISCONNECT"
 
 
 class StreamEvents:
@@ -82,7 +81,7 @@ async def chat_frames(
                 yield frame
     finally:
         if not protocol.terminal:
-            control.cancel(CLIENT_DISCONNECT)
+            control.cancel(end_reason())
             await control.wait(cancel_grace_s * 2)  # the graph's grace, then the run's terminal write
 
 

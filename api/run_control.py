@@ -9,6 +9,15 @@ from __future__ import annotations
 import asyncio
 
 import anyio
+from sse_starlette.sse import AppStatus
+
+CLIENT_DISCONNECT = "CLIENT_DISCONNECT"
+SHUTDOWN = "SHUTDOWN"
+
+
+def end_reason() -> str:
+    """Why a stream ended before its run did: the server shutting down, or the client leaving."""
+    return SHUTDOWN if AppStatus.should_exit else CLIENT_DISCONNECT
 
 
 class RunControl:

@@ -137,50 +137,14 @@ class RunStore:
                 raise SessionNotFound(session_id) from error
         return records.run_summary(row)
 
-    async def append_step(
-        self,
-        *,
-        run_id: str,
-        node: str,
-        status: str,
-        summary: str = "",
-        duration_ms: float = 0.0,
-        started_at: datetime | None = None,
-    ) -> int | None:
-        """Store one graph step; its seq, or None when the run is unknown or already finished."""
-        values = {
-            "node": bounded(node, 64),
-            "status": bounded(status, 32),
-            "summary": bounded(summary, SUMMARY_CHARS),
-            "duration_ms": float(duration_ms),
-            "started_at": started_at or self._clock(),
-        }
-        return await self._append(_STEPS, run_id=run_id, values=values)
+    async def append_step(self, *, run_id: str, step: StepDraft) -> int | None:
+        """Store one graph step now; its seq, or None when the run is unknown or already finished.
+        (A run's own steps are written with its outcome: `finish_run(steps=...)`.)"""
+        return await self._append(_STEPS, run_id=run_id, values=step.row())
 
-    async def append_tool_invocation(
-        self,
-        *,
-        run_id: str,
-        tool: str,
-        status: str,
-        evidence_id: str | None = None,
-        args_summary: str = "",
-        result_summary: str = "",
-        bytes: int = 0,
-        duration_ms: float = 0.0,
-    ) -> int | None:
-        """Store one tool call; its seq, or None when the run is unknown or already finished."""
-        values = {
-            "tool": bounded(tool, 64),
-            "status": bounded(status, 32),
-            "evidence_id": None if evidence_id is None else bounded(evidence_id, 64),
-            "args_summary": bounded(args_summary, SUMMARY_CHARS),
-            "result_summary": bounded(result_summary, SUMMARY_CHARS),
-            "bytes": int(bytes),
-            "duration_ms": float(duration_ms),
-            "created_at": self._clock(),
-        }
-        return await self._append(_TOOLS, run_id=run_id, values=values)
+    async def append_tool_invocation(self, *, run_id: str, tool: ToolDraft) -> int | None:
+        """Store one tool call now; its seq, or None when the run is unknown or already finished."""
+        return await self._append(_TOOLS, run_id=run_id, values=tool.row())
 
     async def heartbeat(self, *, run_ids: Collection[str]) -> int:
         """Mark these RUNNING runs as alive now (one statement); how many were still running."""

@@ -21,6 +21,7 @@ from persistence.tables import (
     RunOutcome,
     RunStatus,
 )
+from persistence.trace_rows import StepDraft, ToolDraft
 from tools.base import CaseSource
 
 
@@ -41,12 +42,12 @@ async def test_two_runs_of_one_session_keep_separate_steps_tools_and_counts(
     first = await _new_run(run_store, sid, "why is checkout slow?")
     second = await _new_run(run_store, sid, "and payments?")
     for node in ("router", "planner", "diagnose"):
-        await run_store.append_step(run_id=first, node=node, status="ok", summary=node)
-    await run_store.append_step(run_id=second, node="router", status="ok")
-    await run_store.append_tool_invocation(run_id=first, tool="query_metrics", status="OK")
+        await run_store.append_step(run_id=first, step=StepDraft(node, "ok", node))
+    await run_store.append_step(run_id=second, step=StepDraft("router", "ok"))
+    await run_store.append_tool_invocation(run_id=first, tool=ToolDraft("query_metrics", "OK"))
     for n in range(3):
         await run_store.append_tool_invocation(
-            run_id=second, tool="query_logs", status="OK", evidence_id=f"logs-{n}"
+            run_id=second, tool=ToolDraft("query_logs", "OK", evidence_id=f"logs-{n}")
         )
     assert await run_store.finish_run(run_id=first, status=RunStatus.SUCCESS)
     assert await run_store.finish_run(run_id=second, status=RunStatus.SUCCESS)
@@ -107,7 +108,7 @@ async def test_concurrent_ensure_session_creates_one_row(
 async def test_concurrent_appends_get_distinct_sequence_numbers(run_store: RunStore) -> None:
     run_id = await _new_run(run_store)
     seqs = await asyncio.gather(
-        *(run_store.append_tool_invocation(run_id=run_id, tool="t", status="OK") for _ in range(10))
+        *(run_store.append_tool_invocation(run_id=run_id, tool=ToolDraft("t", "OK")) for _ in range(10))
     )
     assert sorted(s for s in seqs if s is not None) == list(range(1, 11))
 
@@ -139,7 +140,7 @@ async def test_finish_run_stores_the_result_once(run_store: RunStore) -> None:
     assert trace.self_evaluation == {"degraded": False, "evidence_retry_count": 0}
     assert trace.orchestration_trace == {"events": [{"node": "router"}]}
     assert trace.run.finished_at is not None and trace.run.finished_at.tzinfo is not None
-    assert await run_store.append_step(run_id=run_id, node="late", status="ok") is None
+    assert await run_store.append_step(run_id=run_id, step=StepDraft("late", "ok")) is None
     assert await run_store.heartbeat(run_ids=[run_id]) == 0
 
 
@@ -148,7 +149,7 @@ async def test_failed_run_keeps_sql_null_json_and_bounded_summaries(
 ) -> None:
     sid = _session_id()
     run_id = await _new_run(run_store, sid)
-    await run_store.append_step(run_id=run_id, node="planner", status="ok", summary="x" * 5_000)
+    await run_store.append_step(run_id=run_id, step=StepDraft("planner", "ok", "x" * 5_000))
     await run_store.finish_run(run_id=run_id, status=RunStatus.FAILED, failure_code="MODEL_DOWN")
     trace = await run_store.load_trace(session_id=sid, run_id=run_id)
     assert len(trace.steps[0].summary) == SUMMARY_CHARS
@@ -174,7 +175,7 @@ async def test_sweep_finishes_only_orphaned_runs(run_db: async_sessionmaker[Asyn
     me = RunStore(run_db, worker_id="worker-me")
     sid = _session_id()
     orphan = await _new_run(dead, sid)
-    await dead.append_step(run_id=orphan, node="router", status="ok")
+    await dead.append_step(run_id=orphan, step=StepDraft("router", "ok"))
     finished_orphan = await _new_run(dead, sid)
     await dead.finish_run(run_id=finished_orphan, status=RunStatus.SUCCESS)
     mine = await _new_run(me_in_the_past, sid)
