@@ -1,8 +1,15 @@
-"""The LLM analyst: one structured model call per step; any model failure is an AnalystUnavailable."""
+"""The LLM analyst: one structured model call per judgement step; any model failure is an AnalystUnavailable.
+
+Model calls are spent only where judgement pays: routing an unclear question, choosing the targeted
+calls after discovery, drafting and repairing. The mechanical steps (routing a plain symptom question
+or greeting, the discovery round, the SQL follow-ups) are the rule-based analyst's, as fast as they
+are deterministic; a diagnosis costs two model calls when its draft passes the guard.
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any, TypeVar, cast
 
 import openai
@@ -14,6 +21,7 @@ from graph.analysts.base import (
     AnalystUnavailable,
     DiagnoseRequest,
     Draft,
+    EvidenceRef,
     ModelMeter,
     Plan,
     PlanRequest,
@@ -23,11 +31,30 @@ from graph.analysts.base import (
     RouteRequest,
 )
 from graph.analysts.llm.model import ModelConfig, ModelGate, build_chat_model
-from graph.analysts.llm.payload import compact, digest_view, evidence_view, history_view
+from graph.analysts.llm.payload import (
+    MAX_FACTS_PER_KIND,
+    compact,
+    digest_view,
+    discovery_view,
+    evidence_view,
+    history_view,
+)
 from graph.analysts.llm.prompts import DIAGNOSE_PROMPT, PLAN_PROMPT, REPAIR_PROMPT, ROUTE_PROMPT
+from graph.analysts.rules import RuleAnalyst
+from graph.analysts.rules.route import confident_route
+from tools.facts import Digest
 
 M = TypeVar("M", bound=BaseModel)
 log = logging.getLogger(__name__)
+# The one planning round the model answers: targeted calls once discovery has shown what exists.
+MODEL_PLAN_ROUND = 2
+# Facts per kind in a repair prompt: the violations say what to fix, the draft says what was claimed.
+REPAIR_FACTS_PER_KIND = 6
+
+
+def asks_model_to_plan(request: PlanRequest) -> bool:
+    """Whether `LlmAnalyst.plan` spends a model call on this round (else the rules plan it)."""
+    return request.round == MODEL_PLAN_ROUND and request.route.route == "complex"
 
 
 class LlmAnalyst:
@@ -38,8 +65,11 @@ class LlmAnalyst:
     def __init__(self, model: BaseChatModel, gate: ModelGate) -> None:
         self._model = model
         self._gate = gate
+        self._rules = RuleAnalyst()
 
     async def route(self, request: RouteRequest, meter: ModelMeter) -> Route:
+        if (sure := confident_route(request)) is not None:
+            return sure
         payload = {
             "question": request.query,
             "flow": request.flow,
@@ -49,14 +79,17 @@ class LlmAnalyst:
         return await self._ask(Route, ROUTE_PROMPT, payload, meter)
 
     async def plan(self, request: PlanRequest, meter: ModelMeter) -> Plan:
+        if not asks_model_to_plan(request):
+            return await self._rules.plan(request, meter)
         payload = {
             "question": request.route.resolved_query,
+            "services_named": list(request.route.services),
             "round": request.round,
             "tool_names": list(request.tool_names),
             "datasources": list(request.datasources),
             "remaining_tool_calls": request.remaining_tool_calls,
-            "evidence": evidence_view(request.evidence),
-            "digest": digest_view(request.digest),
+            "discovered": discovery_view(request.discovery),
+            **_evidence_and_digest(request.evidence, request.digest),
         }
         plan = await self._ask(Plan, PLAN_PROMPT, payload, meter)
         # The model is told the budget; an overshoot is trimmed here rather than ending the run.
@@ -67,8 +100,7 @@ class LlmAnalyst:
             "question": request.route.resolved_query,
             "route": request.route.route,
             "now": request.now,
-            "evidence": evidence_view(request.evidence),
-            "digest": digest_view(request.digest),
+            **_evidence_and_digest(request.evidence, request.digest),
         }
         return await self._ask(Draft, DIAGNOSE_PROMPT, payload, meter)
 
@@ -78,8 +110,7 @@ class LlmAnalyst:
             "draft": request.draft.model_dump(),
             "violations": list(request.violations)[:20],
             "may_gather": request.may_gather,
-            "evidence": evidence_view(request.evidence),
-            "digest": digest_view(request.digest),
+            **_evidence_and_digest(request.evidence, request.digest, REPAIR_FACTS_PER_KIND),
         }
         repair = await self._ask(Repair, REPAIR_PROMPT, payload, meter)
         return repair.model_copy(update={"calls": repair.calls[: request.remaining_tool_calls]})
@@ -107,6 +138,13 @@ class LlmAnalyst:
         if out.get("parsing_error") is not None or not isinstance(parsed, schema):
             raise AnalystUnavailable("malformed_output")
         return parsed
+
+
+def _evidence_and_digest(
+    refs: Sequence[EvidenceRef], digest: Digest, per_kind: int = MAX_FACTS_PER_KIND
+) -> dict[str, Any]:
+    facts = digest_view(digest, per_kind=per_kind)
+    return {"evidence": evidence_view(refs, facts), "digest": facts}
 
 
 def build_llm_analyst(config: ModelConfig) -> LlmAnalyst:

@@ -1,18 +1,29 @@
-"""Compact JSON the model reads: the digest and evidence index, bounded, never raw tool output."""
+"""Compact JSON the model reads: bounded views of the digest, the evidence index and discovery.
+
+Every view is capped by count and by text length, so a prompt stays within a few thousand tokens
+whatever the tools returned; the model never sees raw tool output.
+"""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from graph.analysts.base import EvidenceRef, Turn
+from graph.analysts.base import Discovery, EvidenceRef, Turn
+from tools.digest.labels import service_of
 from tools.facts import Digest
 
-MAX_FACTS_PER_KIND = 25
+MAX_FACTS_PER_KIND = 10
 MAX_EVIDENCE_REFS = 60
 MAX_PAYLOAD_CHARS = 40_000
+MAX_TEXT_CHARS = 160
+MAX_SUMMARY_CHARS = 100
+MAX_METRICS = 40
+MAX_NAMES = 40
+# Discovery items only list names; the planner's view already holds those names.
+_DISCOVERY_TOOLS = frozenset({"list_metrics", "list_log_streams", "list_tables", "list_runbooks"})
 
 
 def compact(payload: dict[str, Any]) -> str:
@@ -20,33 +31,79 @@ def compact(payload: dict[str, Any]) -> str:
     return json.dumps(payload, default=str, separators=(",", ":"), ensure_ascii=False)[:MAX_PAYLOAD_CHARS]
 
 
-def digest_view(digest: Digest) -> dict[str, Any]:
-    anomalies = sorted(digest.anomalies, key=lambda a: a.score, reverse=True)
-    patterns = sorted(digest.log_patterns, key=lambda p: p.count, reverse=True)
+def digest_view(digest: Digest, *, per_kind: int = MAX_FACTS_PER_KIND) -> dict[str, Any]:
+    """The strongest facts of each kind, long texts clipped, fields the model does not use dropped."""
+    anomalies = sorted(digest.anomalies, key=lambda a: a.score, reverse=True)[:per_kind]
+    patterns = sorted(digest.log_patterns, key=lambda p: p.count, reverse=True)[:per_kind]
     return {
-        "anomalies": [asdict(a) for a in anomalies[:MAX_FACTS_PER_KIND]],
-        "log_patterns": [asdict(p) for p in patterns[:MAX_FACTS_PER_KIND]],
-        "alert_groups": [asdict(g) for g in digest.alert_groups[:MAX_FACTS_PER_KIND]],
-        "sql": [asdict(s) for s in digest.sql[:MAX_FACTS_PER_KIND]],
-        "runbooks": [asdict(r) for r in digest.runbooks[:MAX_FACTS_PER_KIND]],
-        "past_cases_clues_only": [asdict(c) for c in digest.cases[:MAX_FACTS_PER_KIND]],
-        "unavailable_sources": [asdict(g) for g in digest.gaps[:MAX_FACTS_PER_KIND]],
+        "anomalies": [
+            _fact(asdict(a), drop=("score",)) | {"labels": _other_labels(a.labels)} for a in anomalies
+        ],
+        "log_patterns": [_fact(asdict(p)) for p in patterns],
+        "alert_groups": [_fact(asdict(g)) for g in digest.alert_groups[:per_kind]],
+        "sql": [_fact(asdict(s)) for s in digest.sql[:per_kind]],
+        "runbooks": [_fact(asdict(r), drop=("score",)) for r in digest.runbooks[:per_kind]],
+        "past_cases_clues_only": [_fact(asdict(c), drop=("score",)) for c in digest.cases[:per_kind]],
+        "unavailable_sources": [_fact(asdict(g)) for g in digest.gaps[:per_kind]],
     }
 
 
-def evidence_view(refs: Sequence[EvidenceRef]) -> list[dict[str, Any]]:
+def evidence_view(
+    refs: Sequence[EvidenceRef], digest: Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """The citable evidence: id, tool, status, and a short summary of the items no fact in the
+    `digest` view already describes; name listings are left out."""
+    described = {fact.get("evidence_id") for facts in (digest or {}).values() for fact in facts}
     return [
-        {
-            "id": r.id,
-            "source": r.source,
-            "tool": r.tool,
-            "title": r.title,
-            "status": r.status,
-            "summary": r.summary[:300],
-        }
-        for r in refs[:MAX_EVIDENCE_REFS]
-    ]
+        {"id": r.id, "tool": r.tool, "status": r.status}
+        | ({} if r.id in described else {"summary": _clip(r.summary, MAX_SUMMARY_CHARS)})
+        for r in refs
+        if r.tool not in _DISCOVERY_TOOLS
+    ][:MAX_EVIDENCE_REFS]
+
+
+def discovery_view(discovery: Discovery) -> dict[str, Any]:
+    """What exists: metric names with the services that report them, log services, tables, runbooks."""
+    metrics = {
+        name: _names(service_of(labels) or "" for labels in label_sets)[:12]
+        for name, label_sets in list(discovery.metrics.items())[:MAX_METRICS]
+    }
+    return {
+        "metrics": metrics,
+        "log_services": list(discovery.log_services)[:MAX_NAMES],
+        "tables": {name: list(tables)[:MAX_NAMES] for name, tables in discovery.tables.items()},
+        "runbooks": list(discovery.runbooks)[:MAX_NAMES],
+        "services": list(discovery.services)[:MAX_NAMES],
+    }
 
 
 def history_view(turns: Sequence[Turn]) -> list[dict[str, Any]]:
     return [asdict(turn) for turn in turns[-5:]]
+
+
+def _fact(fields: Mapping[str, Any], *, drop: Iterable[str] = ()) -> dict[str, Any]:
+    dropped = set(drop)
+    return {
+        key: _clip(value) if isinstance(value, str) else _clip_list(value)
+        for key, value in fields.items()
+        if key not in dropped and value not in (None, "", [], {})
+    }
+
+
+def _clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _clip_list(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_clip(v) if isinstance(v, str) else v for v in value[:8]]
+    return value
+
+
+def _other_labels(labels: Mapping[str, str]) -> dict[str, str]:
+    # The service has its own field; repeating it in every label set only costs tokens.
+    return {key: value for key, value in labels.items() if key != "service"}
+
+
+def _names(values: Iterable[str]) -> list[str]:
+    return [name for name in dict.fromkeys(values) if name]

@@ -13,11 +13,13 @@ prior turns given; services lists service names the question mentions."""
 
 PLAN_PROMPT = """\
 You plan evidence gathering for an incident diagnosis. Answer with the Plan tool: a list of tool calls.
-Round 1 is discovery: list_alerts, list_metrics, list_log_streams, list_runbooks, search_runbooks,
-search_cases and list_tables for each datasource. Round 2 targets what discovery revealed: query_promql on
-discovered metric names, query_logs for the services involved, query_mysql with a single read-only SELECT.
-Use only the tool names given, stay within remaining_tool_calls, and return no calls when the evidence
-already answers the question."""
+Discovery has already run: `discovered` lists metric names with the services reporting them, log services,
+tables per datasource and runbooks; `digest` holds what the alerts, runbooks and past cases said.
+Choose the targeted calls that can confirm or rule out a cause: query_promql {promql, window_minutes} on
+discovered metric names, query_logs {service, level, contains, window_minutes} for the services involved,
+query_mysql {datasource, statement} with a single read-only SELECT on a discovered table, search_runbooks
+{query} for the firing alerts. Use only the tool names given, stay within remaining_tool_calls, and return
+no calls when the evidence already answers the question."""
 
 DIAGNOSE_PROMPT = """\
 You diagnose a production incident from an evidence digest. Answer with the Draft tool.

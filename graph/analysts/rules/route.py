@@ -39,6 +39,22 @@ def route_question(request: RouteRequest) -> Route:
     return Route(route="complex", intent="diagnosis", resolved_query=resolved, services=_unique(services))
 
 
+def confident_route(request: RouteRequest) -> Route | None:
+    """The rule route when it needs no judgement, else None (a model may route better).
+
+    Sure: a greeting, a question with a symptom word ("slow", "failing", ...) and an AIOps scan, when
+    there is no follow-up reference to resolve against earlier turns. How-to questions, follow-ups and
+    questions without a symptom word are left to the model.
+    """
+    if request.history and FOLLOW_UP.search(request.query):
+        return None
+    route = route_question(request)
+    if route.intent == "greeting":
+        return route
+    sure = bool(DIAGNOSTIC.search(request.query)) or request.flow == "AI_OPS"
+    return route if sure and route.route == "complex" else None
+
+
 def question_terms(text: str) -> list[str]:
     """Lower-cased words of a question that could name a service, host or table."""
     return _unique(

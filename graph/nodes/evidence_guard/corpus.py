@@ -1,38 +1,24 @@
 """The searchable text of each evidence item: summary, data, query, digest facts and readable timestamps.
 
 A finding's claims are looked up in this text, so facts derived from the data (baseline, peak, counts)
-and ISO forms of unix timestamps count as present in the evidence they came from.
+and ISO forms of unix timestamps count as present in the evidence they came from. The part read from
+the item itself is cached per item (`item_text`); only the digest facts are added on every pass.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from typing import Any
 
+from graph.nodes.evidence_guard.item_text import ENTITY_KEYS, ItemTextCache, dump, iso_forms, numbers_in
 from tools.base import Evidence, EvidenceSource
 from tools.facts import Digest
 
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
-# Unix seconds between 2001 and 2100: rendered as ISO so "14:02" claims can be checked.
-_UNIX_RANGE = (1_000_000_000, 4_102_444_800)
-ENTITY_KEYS = frozenset(
-    {
-        "service",
-        "app",
-        "job",
-        "instance",
-        "host",
-        "hostname",
-        "pod",
-        "container",
-        "node",
-        "deployment",
-    }
-)
+__all__ = ["ENTITY_KEYS", "EvidenceText", "build_corpus", "run_entities", "runbook_names"]
+
+# Shared by every run: guard passes of one run, and runs served the same tool results, read an item once.
+_ITEM_TEXT = ItemTextCache()
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,22 +40,27 @@ def build_corpus(
     Items outside `only` keep their id and status (citations are checked against them) but get no
     text: reading every item's data would cost more than the check is worth.
     """
-    facts = _facts_by_evidence(digest)
+    facts = _facts_by_evidence(digest, only)
     corpus: dict[str, EvidenceText] = {}
     for item in items:
         if only is not None and item.id not in only:
             corpus[item.id] = EvidenceText(item.id, item.source.value, item.status.succeeded, "", ())
             continue
-        parts = [item.title, item.summary, _dump(item.data), _dump(item.query)]
-        parts += [_dump(fact) for fact in facts.get(item.id, [])]
-        text = "\n".join(parts)
-        text += "\n" + " ".join(_iso_forms(text))
+        read = _ITEM_TEXT.read(item)
+        known = read.stamped()
+        fact_text = "\n".join(dump(fact) for fact in facts.get(item.id, []))
+        fact_numbers = numbers_in(fact_text)
+        stamps, stamp_numbers = known.stamps, known.stamp_numbers
+        if more := iso_forms(fact_numbers) - known.iso_forms:
+            stamps = " ".join(sorted(known.iso_forms | more))
+            stamp_numbers = numbers_in(stamps)
+        parts = [read.text(), fact_text] if fact_text else [read.text()]
         corpus[item.id] = EvidenceText(
             id=item.id,
             source=item.source.value,
             succeeded=item.status.succeeded,
-            text=text.lower(),
-            numbers=tuple(float(match) for match in _NUMBER.findall(text)),
+            text="\n".join([*parts, stamps]).lower(),
+            numbers=known.numbers + fact_numbers + stamp_numbers,
         )
     return corpus
 
@@ -78,32 +69,23 @@ def run_entities(items: Iterable[Evidence]) -> set[str]:
     """Service, host and instance names seen anywhere in this run's evidence (lower-cased)."""
     names: set[str] = set()
     for item in items:
-        _collect_entities(item.data, names)
+        names |= _ITEM_TEXT.read(item).entities
     return {name for name in names if len(name) >= 4 or not name.isalpha()}
 
 
 def runbook_names(items: Iterable[Evidence]) -> str:
     """The text of all knowledge evidence, where recommendation runbooks must be found."""
     return "\n".join(
-        (_dump(item.data) + item.title).lower()
-        for item in items
-        if item.source is EvidenceSource.KNOWLEDGE and item.status.succeeded
+        (read.data + read.title).lower()
+        for read in (
+            _ITEM_TEXT.read(item)
+            for item in items
+            if item.source is EvidenceSource.KNOWLEDGE and item.status.succeeded
+        )
     )
 
 
-def _collect_entities(value: Any, names: set[str]) -> None:
-    if isinstance(value, Mapping):
-        for key, inner in value.items():
-            if key in ENTITY_KEYS and isinstance(inner, str) and inner:
-                names.add(inner.lower())
-            else:
-                _collect_entities(inner, names)
-    elif isinstance(value, list | tuple):
-        for inner in value:
-            _collect_entities(inner, names)
-
-
-def _facts_by_evidence(digest: Digest) -> dict[str, list[Any]]:
+def _facts_by_evidence(digest: Digest, only: Collection[str] | None) -> dict[str, list[Any]]:
     grouped: dict[str, list[Any]] = {}
     for facts in (
         digest.anomalies,
@@ -114,18 +96,7 @@ def _facts_by_evidence(digest: Digest) -> dict[str, list[Any]]:
         digest.cases,
     ):
         for fact in facts:
+            if only is not None and fact.evidence_id not in only:
+                continue
             grouped.setdefault(fact.evidence_id, []).append(asdict(fact))
     return grouped
-
-
-def _iso_forms(text: str) -> list[str]:
-    forms: set[str] = set()
-    for match in _NUMBER.findall(text):
-        value = float(match)
-        if _UNIX_RANGE[0] <= value <= _UNIX_RANGE[1]:
-            forms.add(datetime.fromtimestamp(value, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S"))
-    return sorted(forms)
-
-
-def _dump(value: Any) -> str:
-    return json.dumps(value, default=str, ensure_ascii=False)

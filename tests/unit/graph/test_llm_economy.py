@@ -1,0 +1,57 @@
+"""Where the LLM analyst spends model calls, and the bounded views its prompts carry."""
+
+from __future__ import annotations
+
+from graph.analysts.base import Discovery, EvidenceRef, PlanRequest, Route, RouteRequest, Turn
+from graph.analysts.llm.analyst import asks_model_to_plan
+from graph.analysts.llm.payload import digest_view, discovery_view, evidence_view
+from graph.analysts.rules.route import confident_route
+from tools.facts import Digest, LogPattern
+
+COMPLEX = Route(route="complex", resolved_query="why is checkout slow?")
+
+
+def _sure(query: str, *, history: tuple[Turn, ...] = (), flow: str = "CHAT") -> Route | None:
+    return confident_route(RouteRequest(query=query, flow=flow, history=history))
+
+
+def test_rules_route_plain_symptoms_greetings_and_scans_without_the_model() -> None:
+    assert (route := _sure("Why is checkout slow?")) is not None and route.route == "complex"
+    assert (route := _sure("Hello!")) is not None and route.intent == "greeting"
+    assert _sure("summarise the system", flow="AI_OPS") is not None
+
+
+def test_unclear_questions_how_tos_and_follow_ups_are_left_to_the_model() -> None:
+    assert _sure("Is the api in trouble because of the db?") is None
+    assert _sure("How do I roll back a bad deploy?") is None
+    previous = (Turn(query="Why is checkout slow?", root_cause_service="payment"),)
+    assert _sure("why did that start failing?", history=previous) is None
+
+
+def test_only_the_targeted_round_of_a_diagnosis_asks_the_model() -> None:
+    def request(round_: int, route: Route = COMPLEX) -> PlanRequest:
+        return PlanRequest(route=route, round=round_, tool_names=[], datasources=[], remaining_tool_calls=9)
+
+    assert [asks_model_to_plan(request(n)) for n in (1, 2, 3)] == [False, True, False]
+    simple = Route(route="simple", intent="how_to", resolved_query="how?")
+    assert not asks_model_to_plan(request(2, simple))
+
+
+def test_views_are_capped_and_facts_stand_for_their_evidence() -> None:
+    patterns = [
+        LogPattern(f"logs-{n}", "api", "error", "x" * 500, n, "t0", "t1", "example") for n in range(30)
+    ]
+    view = digest_view(Digest(log_patterns=patterns), per_kind=5)
+    assert [p["count"] for p in view["log_patterns"]] == [29, 28, 27, 26, 25]
+    assert all(len(p["template"]) <= 160 for p in view["log_patterns"])
+    refs = [
+        EvidenceRef("logs-29", "logs", "query_logs", "Logs", "OK", "s" * 400),
+        EvidenceRef("logs-99", "logs", "query_logs", "Logs", "OK", "no pattern found"),
+        EvidenceRef("metrics-1", "metrics", "list_metrics", "Series", "OK", "names"),
+    ]
+    assert evidence_view(refs, view) == [
+        {"id": "logs-29", "tool": "query_logs", "status": "OK"},
+        {"id": "logs-99", "tool": "query_logs", "status": "OK", "summary": "no pattern found"},
+    ]
+    found = discovery_view(Discovery(metrics={"latency": [{"service": "a"}, {"service": "a"}, {"job": "b"}]}))
+    assert found["metrics"] == {"latency": ["a", "b"]}

@@ -1,0 +1,70 @@
+"""Range queries fit their byte cap by thinning every series, not by dropping series (services)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from tools.base import Series, SeriesRef, SourceHealth, Sources, TimeWindow
+from tools.evidence_store import EvidenceCache, RunEvidence
+from tools.limits import ToolLimits
+from tools.toolbox import Toolbox
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+START = int(NOW.timestamp()) - 7_200
+
+
+class Metrics:
+    def __init__(self, series: list[Series]) -> None:
+        self.series = series
+
+    async def health(self) -> SourceHealth:
+        return SourceHealth(ok=True)
+
+    async def now(self) -> datetime:
+        return NOW
+
+    async def list_series(self, *, match: str | None, window: TimeWindow, limit: int) -> list[SeriesRef]:
+        return []
+
+    async def query_range(
+        self, *, promql: str, window: TimeWindow, step_s: int, max_series: int
+    ) -> list[Series]:
+        return self.series
+
+    async def query_instant(self, *, promql: str, at: datetime, max_series: int) -> list[Series]:
+        return []
+
+
+def _series(service: str, spike_at: int) -> Series:
+    samples = [(float(START + 15 * n), 10.0 + (n % 7) * 0.123456789) for n in range(481)]
+    samples[spike_at] = (samples[spike_at][0], 999.5)
+    return Series("latency_seconds", {"service": service, "instance": f"{service}-0"}, samples)
+
+
+async def _query(series: list[Series], **limits: Any) -> dict[str, Any]:
+    cache = EvidenceCache(ttl_s=0.0, capacity=4)
+    toolbox = Toolbox(Sources(metrics=Metrics(series)), ToolLimits(**limits), cache)
+    evidence = await toolbox.call(
+        "query_promql", {"promql": "latency_seconds"}, RunEvidence(budget_bytes=10**7)
+    )
+    return {"data": evidence.data, "truncated": evidence.truncated, "bytes": evidence.bytes}
+
+
+async def test_every_series_is_kept_thinned_with_its_peak_and_newest_point() -> None:
+    series = [_series(f"svc-{n}", spike_at=37 * n + 5) for n in range(10)]
+    answer = await _query(series)
+    kept = answer["data"]["series"]
+    assert [item["labels"]["service"] for item in kept] == [f"svc-{n}" for n in range(10)]
+    assert answer["truncated"] and answer["bytes"] <= ToolLimits().max_result_bytes
+    for item, original in zip(kept, series, strict=True):
+        times = [t for t, _ in item["samples"]]
+        assert 60 <= len(times) < 481 and times == sorted(times)
+        assert max(v for _, v in item["samples"]) == 999.5  # the peak survives thinning
+        assert item["samples"][-1] == list(original.samples[-1])  # so does the newest point
+
+
+async def test_a_small_result_is_not_thinned() -> None:
+    answer = await _query([_series("checkout", spike_at=100)])
+    assert len(answer["data"]["series"][0]["samples"]) == 481
+    assert not answer["truncated"]
