@@ -12,9 +12,7 @@ from tools.limits import ToolLimits
 from tools.toolbox import Toolbox
 
 
-async def run_evidence_command(
-    sources: Sources, limits: ToolLimits, tool: str, args: dict[str, Any]
-) -> str:
+async def run_evidence_command(sources: Sources, limits: ToolLimits, tool: str, args: dict[str, Any]) -> str:
     """Run `tool` once with `args` and return the evidence item as pretty JSON."""
     cache = EvidenceCache(ttl_s=limits.cache_ttl_s, capacity=limits.cache_capacity)
     toolbox = Toolbox(sources, limits, cache)

@@ -117,9 +117,7 @@ class EvidenceCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    async def get_or_compute(
-        self, key: str, compute: Callable[[], Awaitable[ToolOutcome]]
-    ) -> ToolOutcome:
+    async def get_or_compute(self, key: str, compute: Callable[[], Awaitable[ToolOutcome]]) -> ToolOutcome:
         """Return the cached outcome for `key`, join a call in flight, or start one."""
         cached = self._lookup(key)
         if cached is not None:

@@ -27,7 +27,9 @@ from graph.analysts.base import (
     Route,
     RouteRequest,
 )
+from graph.analysts.llm.analyst import asks_model_to_plan
 from graph.analysts.rules.analyst import RuleAnalyst
+from graph.analysts.rules.route import confident_route
 from graph.recorder import SilentObserver
 from graph.runner import RunParts, RunRequest
 from persistence import tables
@@ -57,11 +59,14 @@ class RecordingAnalyst:
         self._rules = RuleAnalyst()
         self.answers: list[tuple[str, BaseModel]] = []
 
+    # Only the steps the LLM analyst really asks the model for are scripted (in the same order).
     async def route(self, request: RouteRequest, meter: ModelMeter) -> Route:
-        return self._keep("Route", await self._rules.route(request, meter))
+        answer = await self._rules.route(request, meter)
+        return answer if confident_route(request) is not None else self._keep("Route", answer)
 
     async def plan(self, request: PlanRequest, meter: ModelMeter) -> Plan:
-        return self._keep("Plan", await self._rules.plan(request, meter))
+        answer = await self._rules.plan(request, meter)
+        return self._keep("Plan", answer) if asks_model_to_plan(request) else answer
 
     async def diagnose(self, request: DiagnoseRequest, meter: ModelMeter) -> Draft:
         return self._keep("Draft", await self._rules.diagnose(request, meter))

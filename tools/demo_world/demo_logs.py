@@ -24,9 +24,7 @@ _POOL_STATS = "HikariPool-1 - Pool stats (total=20, active=20, idle=0, waiting={
 _UPSTREAM_PAYMENT = (
     "Upstream payment timed out after 5000ms on POST /v1/payments/authorize (order ord-{order})"
 )
-_UPSTREAM_CHECKOUT = (
-    "Upstream checkout responded 504 for POST /api/v1/checkout in 5012ms (request_id={rid})"
-)
+_UPSTREAM_CHECKOUT = "Upstream checkout responded 504 for POST /api/v1/checkout in 5012ms (request_id={rid})"
 
 _BACKGROUND: dict[str, list[tuple[str, str]]] = {
     "gateway": [
@@ -69,9 +67,7 @@ def _line(ts: float, service: str, level: str, message: str, instance: str) -> L
     }
 
 
-def _background(
-    rng: np.random.Generator, now: datetime, instances: dict[str, list[str]]
-) -> list[Line]:
+def _background(rng: np.random.Generator, now: datetime, instances: dict[str, list[str]]) -> list[Line]:
     start = (now - timedelta(hours=6)).timestamp()
     out: list[Line] = []
     for service, templates in _BACKGROUND.items():
@@ -172,9 +168,7 @@ def _deploy(now: datetime, instances: list[str]) -> list[Line]:
     return out
 
 
-def _incident(
-    rng: np.random.Generator, now: datetime, instances: dict[str, list[str]]
-) -> list[Line]:
+def _incident(rng: np.random.Generator, now: datetime, instances: dict[str, list[str]]) -> list[Line]:
     start = (now - timedelta(minutes=35)).timestamp()
     end = now.timestamp()
     out: list[Line] = []
@@ -187,9 +181,7 @@ def _incident(
                     ts,
                     "payment",
                     "WARN",
-                    _LEAK.format(
-                        conn=int(rng.integers(16**6, 16**7)), thread=int(rng.integers(1, 200))
-                    ),
+                    _LEAK.format(conn=int(rng.integers(16**6, 16**7)), thread=int(rng.integers(1, 200))),
                     instance,
                 )
             )

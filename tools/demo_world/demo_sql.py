@@ -76,9 +76,7 @@ def _orders(rng: np.random.Generator, now: datetime) -> list[list[object]]:
             updated = created + timedelta(seconds=30)
         amount = int(rng.integers(900, 45000))
         customer = int(rng.integers(1000, 9999))
-        rows.append(
-            [order, f"ord-{order}", customer, status, amount, "EUR", _ts(created), _ts(updated)]
-        )
+        rows.append([order, f"ord-{order}", customer, status, amount, "EUR", _ts(created), _ts(updated)])
         created += timedelta(seconds=int(rng.uniform(90, 300 if created < incident else 120)))
     return rows
 

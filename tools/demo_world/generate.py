@@ -112,9 +112,7 @@ def _pool_metrics(rng: np.random.Generator, grid: Grid) -> list[dict[str, Any]]:
                     noise=0.0,
                     ceiling=size,
                 )
-                pending = step(
-                    rng, grid, pending, start=start, target=38, ramp_minutes=4, noise=0.15
-                )
+                pending = step(rng, grid, pending, start=start, target=38, ramp_minutes=4, noise=0.15)
             out += [
                 _series("db_pool_connections_active", labels, grid, [round(v) for v in active]),
                 _series("db_pool_connections_max", labels, grid, [float(size) for _ in grid]),
@@ -137,9 +135,7 @@ def _database_metrics(rng: np.random.Generator, grid: Grid) -> list[dict[str, An
         values = daily(rng, grid, level=typical, amplitude=0.3, peak_hour=13, noise=0.2)
         values = step(rng, grid, values, start=start, target=incident, ramp_minutes=4, noise=0.05)
         series_labels = labels | {"state": state}
-        out.append(
-            _series("pg_stat_activity_count", series_labels, grid, [round(v) for v in values])
-        )
+        out.append(_series("pg_stat_activity_count", series_labels, grid, [round(v) for v in values]))
     return out
 
 
@@ -172,9 +168,7 @@ def _build_info(grid: Grid) -> list[dict[str, Any]]:
     return out
 
 
-def _alert(
-    name: str, labels: dict[str, str], minutes_before: float, **annotations: str
-) -> dict[str, Any]:
+def _alert(name: str, labels: dict[str, str], minutes_before: float, **annotations: str) -> dict[str, Any]:
     start = at(NOW, minutes_before=minutes_before)
     return {
         "labels": {"alertname": name, **labels},

@@ -11,9 +11,7 @@ from tools.digest.limits import DigestLimits
 from tools.facts import CaseClue, RunbookPassage
 
 
-def passages_from(
-    evidence_id: str, data: Mapping[str, Any], *, limits: DigestLimits
-) -> list[RunbookPassage]:
+def passages_from(evidence_id: str, data: Mapping[str, Any], *, limits: DigestLimits) -> list[RunbookPassage]:
     """The passages of one runbook search, best first."""
     found = [
         RunbookPassage(
@@ -29,9 +27,7 @@ def passages_from(
     return sorted(found, key=lambda p: (-p.score, p.file, p.heading))
 
 
-def clues_from(
-    evidence_id: str, data: Mapping[str, Any], *, limits: DigestLimits
-) -> list[CaseClue]:
+def clues_from(evidence_id: str, data: Mapping[str, Any], *, limits: DigestLimits) -> list[CaseClue]:
     """The similar past cases of one case search, best first; clues, never proof."""
     found = [
         CaseClue(

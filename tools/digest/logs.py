@@ -6,6 +6,7 @@ kind of message is one pattern whatever its values. Errors rank first, then warn
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -42,9 +43,7 @@ _LEVEL_ALIASES: Mapping[str, str] = {
     "info": "info", "notice": "info", "information": "info",
     "debug": "debug", "trace": "debug",
 }  # fmt: skip
-_LEVEL_IN_TEXT = re.compile(
-    r"\b(FATAL|CRITICAL|PANIC|ERROR|ERR|SEVERE|WARNING|WARN|INFO|DEBUG|TRACE)\b"
-)
+_LEVEL_IN_TEXT = re.compile(r"\b(FATAL|CRITICAL|PANIC|ERROR|ERR|SEVERE|WARNING|WARN|INFO|DEBUG|TRACE)\b")
 _LEVEL_RANK: Mapping[str | None, int] = {"error": 0, "warn": 1}
 
 
@@ -140,6 +139,7 @@ def _level_of(labels: Mapping[str, str], message: str) -> str | None:
     return _LEVEL_ALIASES.get(match.group(1).lower()) if match else None
 
 
+@functools.cache  # compiling the masking regexes once, not per digest call
 def _miner_config() -> TemplateMinerConfig:
     config = TemplateMinerConfig()
     config.masking_instructions = [MaskingInstruction(rx, name) for rx, name in _MASKS]

@@ -19,8 +19,7 @@ class LokiFixture:
         self._world = world
         # Newest first, labels computed once: every query walks this list.
         self._lines = [
-            LogLine(ts=line.ts, labels=line.labels(), message=line.message)
-            for line in reversed(world.logs)
+            LogLine(ts=line.ts, labels=line.labels(), message=line.message) for line in reversed(world.logs)
         ]
 
     async def health(self) -> SourceHealth:
@@ -32,9 +31,7 @@ class LokiFixture:
     async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]:
         """Distinct values of a stream label over the lines in the window, sorted."""
         values = {
-            line.labels[label]
-            for line in self._lines
-            if label in line.labels and _within(line, window)
+            line.labels[label] for line in self._lines if label in line.labels and _within(line, window)
         }
         return sorted(values)[:limit]
 

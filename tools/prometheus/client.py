@@ -108,9 +108,7 @@ class PrometheusClient:
             for alert in data.alerts[:limit]
         ]
 
-    async def list_series(
-        self, *, match: str | None, window: TimeWindow, limit: int
-    ) -> list[SeriesRef]:
+    async def list_series(self, *, match: str | None, window: TimeWindow, limit: int) -> list[SeriesRef]:
         params = [("match[]", match or _EVERY_SERIES), *_window_params(window)]
         raw = await self._api.get_data("/api/v1/series", params)
         refs = [_series_ref(labels) for labels in _parse(_LABEL_SETS, raw)]
@@ -131,9 +129,7 @@ class PrometheusClient:
         matrix = _parse(_MATRIX, await self._api.get_data("/api/v1/query_range", params))
         return _first(max_series, [_series(item.metric, item.values) for item in matrix.result])
 
-    async def query_instant(
-        self, *, promql: str, at: datetime, max_series: int
-    ) -> list[Series]:
+    async def query_instant(self, *, promql: str, at: datetime, max_series: int) -> list[Series]:
         params = [("query", promql), ("time", f"{at.timestamp():.3f}")]
         answer = _parse(_INSTANT, await self._api.get_data("/api/v1/query", params))
         if isinstance(answer, _Scalar):

@@ -33,13 +33,10 @@ class PrometheusFixture:
     async def now(self) -> datetime:
         return self._world.now
 
-    async def list_series(
-        self, *, match: str | None, window: TimeWindow, limit: int
-    ) -> list[SeriesRef]:
+    async def list_series(self, *, match: str | None, window: TimeWindow, limit: int) -> list[SeriesRef]:
         """Series with a sample in the window, optionally narrowed by a selector, sorted."""
         refs = [
-            SeriesRef(metric=item.metric, labels=dict(item.labels))
-            for item in self._select(match, window)
+            SeriesRef(metric=item.metric, labels=dict(item.labels)) for item in self._select(match, window)
         ]
         return sorted(refs, key=lambda ref: series_key(ref.metric, ref.labels))[:limit]
 
@@ -56,9 +53,7 @@ class PrometheusFixture:
     ) -> list[Series]:
         return self._evaluate(_parse(promql), _evaluation_times(window, step_s), max_series)
 
-    async def query_instant(
-        self, *, promql: str, at: datetime, max_series: int
-    ) -> list[Series]:
+    async def query_instant(self, *, promql: str, at: datetime, max_series: int) -> list[Series]:
         return self._evaluate(_parse(promql), [at.timestamp()], max_series)
 
     def _evaluate(self, selector: Selector, times: list[float], max_series: int) -> list[Series]:

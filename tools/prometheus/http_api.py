@@ -76,9 +76,7 @@ class HttpApi:
         except httpx.TimeoutException as error:
             raise SourceError(f"{self.source} timed out", status=EvidenceStatus.TIMEOUT) from error
         except httpx.ConnectError as error:
-            raise SourceError(
-                f"{self.source} is unreachable", status=EvidenceStatus.UNAVAILABLE
-            ) from error
+            raise SourceError(f"{self.source} is unreachable", status=EvidenceStatus.UNAVAILABLE) from error
         except httpx.HTTPError as error:
             logger.warning("%s request failed: %s", self.source, type(error).__name__)
             raise SourceError(f"{self.source} request failed") from error
@@ -106,9 +104,7 @@ class HttpApi:
         if error_type == "timeout" or status_code == 504:
             return SourceError(f"{self.source} timed out", status=EvidenceStatus.TIMEOUT)
         if status_code == 503:
-            return SourceError(
-                f"{self.source} is unavailable (HTTP 503)", status=EvidenceStatus.UNAVAILABLE
-            )
+            return SourceError(f"{self.source} is unavailable (HTTP 503)", status=EvidenceStatus.UNAVAILABLE)
         return SourceError(f"{self.source} failed (HTTP {status_code}{suffix})")
 
     def _too_large(self) -> SourceError:

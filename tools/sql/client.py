@@ -44,8 +44,7 @@ _PG_PUBLIC = {
     "42501": failures.DENIED,
 }
 _MYSQL_TABLES = (
-    "SELECT table_name FROM information_schema.tables "
-    "WHERE table_schema = DATABASE() ORDER BY table_name"
+    "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() ORDER BY table_name"
 )
 _PG_TABLES = (
     "SELECT CASE WHEN table_schema = current_schema() THEN table_name "
@@ -93,9 +92,7 @@ class SqlDatasources:
         result = await self._run(datasource, statement, max_rows=limit, timeout_ms=5_000)
         return [str(row[0]) for row in result.rows]
 
-    async def query(
-        self, *, datasource: str, statement: str, max_rows: int, timeout_ms: int
-    ) -> SqlResult:
+    async def query(self, *, datasource: str, statement: str, max_rows: int, timeout_ms: int) -> SqlResult:
         verdict = check_read_only(statement, dialect=self._dialect_of(datasource))
         if not verdict.allowed:
             raise failures.refused(verdict)

@@ -51,17 +51,13 @@ class SqliteWorldDatasources:
         result = await self._run(datasource, statement, max_rows=limit, timeout_ms=5_000)
         return [str(row[0]) for row in result.rows]
 
-    async def query(
-        self, *, datasource: str, statement: str, max_rows: int, timeout_ms: int
-    ) -> SqlResult:
+    async def query(self, *, datasource: str, statement: str, max_rows: int, timeout_ms: int) -> SqlResult:
         verdict = check_read_only(statement, dialect="sqlite")
         if not verdict.allowed:
             raise failures.refused(verdict)
         return await self._run(datasource, statement, max_rows=max_rows, timeout_ms=timeout_ms)
 
-    async def _run(
-        self, datasource: str, statement: str, *, max_rows: int, timeout_ms: int
-    ) -> SqlResult:
+    async def _run(self, datasource: str, statement: str, *, max_rows: int, timeout_ms: int) -> SqlResult:
         database = self._databases.get(datasource)
         if database is None:
             raise failures.unknown_datasource(datasource)

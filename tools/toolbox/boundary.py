@@ -24,8 +24,8 @@ from tools.base import (
 )
 from tools.evidence_store import EvidenceCache, RunEvidence, ToolOutcome
 from tools.limits import ToolLimits
-from tools.redaction import redact, redact_json
-from tools.toolbox.bounds import bound_data, clip_text, json_size
+from tools.redaction import redact
+from tools.toolbox.bounds import bound_data, clip_text, masked_and_bounded
 from tools.toolbox.catalog import TOOLS, TOOLS_BY_NAME
 from tools.toolbox.spec import Answer, ToolContext, ToolSpec
 from tools.toolbox.structured import langchain_tools
@@ -75,9 +75,7 @@ class Toolbox:
                     moment: datetime = await source.now()
             except Exception:
                 # Outer edge of the clock: any failure falls through to the next clock.
-                logger.warning(
-                    "clock of the %s source failed; trying the next", name, exc_info=True
-                )
+                logger.warning("clock of the %s source failed; trying the next", name, exc_info=True)
                 continue
             return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
         return datetime.now(UTC)
@@ -120,22 +118,16 @@ class Toolbox:
         query = parsed.model_dump(mode="json", exclude_none=True)
         if getattr(self.sources, spec.source.value) is None:
             summary = _NOT_CONFIGURED.format(source=spec.source.value)
-            return run.record(
-                _refusal(tool, spec.source, summary, query, EvidenceStatus.UNAVAILABLE)
-            )
+            return run.record(_refusal(tool, spec.source, summary, query, EvidenceStatus.UNAVAILABLE))
         key = json.dumps([self._namespace, tool, query], sort_keys=True)
         outcome = await self._cache.get_or_compute(key, lambda: self._compute(spec, parsed, query))
         return run.record(outcome)
 
-    async def _compute(
-        self, spec: ToolSpec, parsed: BaseModel, query: dict[str, Any]
-    ) -> ToolOutcome:
+    async def _compute(self, spec: ToolSpec, parsed: BaseModel, query: dict[str, Any]) -> ToolOutcome:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self.limits.tool_timeout_s):
-                context = ToolContext(
-                    sources=self.sources, limits=self.limits, now=await self.now()
-                )
+                context = ToolContext(sources=self.sources, limits=self.limits, now=await self.now())
                 answer = await spec.handler(context, parsed)
         except TimeoutError:
             failure = (
@@ -167,9 +159,8 @@ class Toolbox:
     def _bounded(
         self, spec: ToolSpec, answer: Answer, query: dict[str, Any], duration_ms: float
     ) -> ToolOutcome:
-        data, cut = bound_data(answer.data, self.limits.max_result_bytes)
         # Secrets in tool output never reach the model, the trace or the client.
-        data = redact_json(data)
+        data, cut, size = masked_and_bounded(answer.data, self.limits.max_result_bytes, mask=redact)
         truncated = cut or answer.truncated
         summary = redact(answer.summary) + (" [truncated]" if cut else "")
         return ToolOutcome(
@@ -181,7 +172,7 @@ class Toolbox:
             query={**query, **bound_data(answer.query, 4_096)[0]},
             status=EvidenceStatus.EMPTY if answer.empty else EvidenceStatus.OK,
             duration_ms=duration_ms,
-            bytes=json_size(data),
+            bytes=size,
             truncated=truncated,
         )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
@@ -39,6 +39,25 @@ def jsonable(value: Any) -> Any:
 
 def clip_text(text: str, max_chars: int) -> str:
     return text if len(text) <= max_chars else text[: max(0, max_chars - 1)] + "…"
+
+
+def masked_and_bounded(
+    data: Mapping[str, Any], max_bytes: int, *, mask: Callable[[str], str]
+) -> tuple[dict[str, Any], bool, int]:
+    """`data` as plain JSON with `mask` applied to its text, then fitted into `max_bytes`.
+
+    Returns the bounded copy, whether anything was cut, and its size. The common case (plain data
+    that fits) costs one encode, one mask pass and one decode.
+    """
+    text = _plain_json(data)
+    if text is None:
+        text = json.dumps(jsonable(data), ensure_ascii=False, separators=(",", ":"))
+    text = mask(text)
+    size = len(text.encode())
+    if size <= max_bytes:
+        return json.loads(text), False, size
+    bounded, _ = bound_data(json.loads(text), max_bytes)
+    return bounded, True, json_size(bounded)
 
 
 def bound_data(data: Mapping[str, Any], max_bytes: int) -> tuple[dict[str, Any], bool]:

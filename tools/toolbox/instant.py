@@ -25,9 +25,7 @@ async def query_promql_instant(ctx: ToolContext, args: QueryPromqlInstantArgs) -
     at = ctx.now - timedelta(minutes=minutes_ago)
     source: MetricsSource = require(ctx.sources.metrics, "metrics")
     # One series more than kept tells a full answer from a cut one.
-    series = await source.query_instant(
-        promql=args.promql, at=at, max_series=limits.max_series + 1
-    )
+    series = await source.query_instant(promql=args.promql, at=at, max_series=limits.max_series + 1)
     kept = series[: limits.max_series]
     items = [_series_item(s) for s in kept]
     return Answer(

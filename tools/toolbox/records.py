@@ -51,14 +51,12 @@ async def query_mysql(ctx: ToolContext, args: QueryMysqlArgs) -> Answer:
     truncated = result.truncated or len(result.rows) > ctx.limits.max_rows
     columns = list(result.columns)
     shown = "; ".join(
-        ", ".join(f"{c}={v}" for c, v in zip(columns, row, strict=False))
-        for row in rows[:_SUMMARY_ROWS]
+        ", ".join(f"{c}={v}" for c, v in zip(columns, row, strict=False)) for row in rows[:_SUMMARY_ROWS]
     )
     more = f" (capped at {ctx.limits.max_rows} rows)" if truncated else ""
     return Answer(
         title=f"SQL on {args.datasource}",
-        summary=f"{len(rows)} rows{more}, columns {', '.join(columns)}"
-        + (f": {shown}" if shown else ""),
+        summary=f"{len(rows)} rows{more}, columns {', '.join(columns)}" + (f": {shown}" if shown else ""),
         data={
             "datasource": args.datasource,
             "statement": args.statement,
@@ -105,9 +103,7 @@ async def search_runbooks(ctx: ToolContext, args: SearchRunbooksArgs) -> Answer:
 async def search_cases(ctx: ToolContext, args: SearchCasesArgs) -> Answer:
     source: CaseSource = require(ctx.sources.cases, "cases")
     cases = await source.similar_cases(query=args.query, limit=args.limit)
-    found = "; ".join(
-        f"{c.case_id}: {c.root_cause_service or '?'} / {c.category or '?'}" for c in cases
-    )
+    found = "; ".join(f"{c.case_id}: {c.root_cause_service or '?'} / {c.category or '?'}" for c in cases)
     return Answer(
         title="Similar past cases (historical clues, not evidence of the current incident)",
         summary=(

@@ -60,9 +60,7 @@ async def list_alerts(ctx: ToolContext, args: ListAlertsArgs) -> Answer:
         }
         for a in alerts
     ]
-    names = Counter(
-        f"{a.labels.get('alertname', '?')}@{a.labels.get('service', '?')}" for a in alerts
-    )
+    names = Counter(f"{a.labels.get('alertname', '?')}@{a.labels.get('service', '?')}" for a in alerts)
     firing = sum(1 for a in alerts if a.status == "firing")
     listed = ", ".join(f"{name} x{count}" for name, count in names.most_common())
     scope = f" for service {args.service}" if args.service else ""
@@ -205,8 +203,7 @@ def _series_summary(series: Sequence[Series]) -> str:
         labels = ",".join(f"{k}={v}" for k, v in sorted(s.labels.items()))
         if values:
             parts.append(
-                f"{s.metric}{{{labels}}} last {values[-1]:.4g}, "
-                f"min {min(values):.4g}, max {max(values):.4g}"
+                f"{s.metric}{{{labels}}} last {values[-1]:.4g}, min {min(values):.4g}, max {max(values):.4g}"
             )
         else:
             parts.append(f"{s.metric}{{{labels}}} no samples")
@@ -236,8 +233,7 @@ async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
     lines = await source.query_range(logql=logql, window=window, limit=limit)
     kept = lines[:limit]
     items = [
-        {"ts": iso(line.ts), "labels": dict(line.labels), "message": _clip(line.message)}
-        for line in kept
+        {"ts": iso(line.ts), "labels": dict(line.labels), "message": _clip(line.message)} for line in kept
     ]
     levels = Counter(line.labels.get("level", "?") for line in kept)
     by_level = ", ".join(f"{level} {count}" for level, count in levels.most_common())

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from tools.redaction import redact, redact_json
+from tools.redaction import redact
+from tools.toolbox.bounds import masked_and_bounded
 
 
 def test_secrets_in_strings_are_masked_and_json_stays_valid() -> None:
@@ -17,7 +18,8 @@ def test_secrets_in_strings_are_masked_and_json_stays_valid() -> None:
             {"message": "plain line with no secret"},
         ]
     }
-    masked = redact_json(data)
+    masked, cut, _ = masked_and_bounded(data, 65_536, mask=redact)
+    assert not cut
     text = json.dumps(masked)
     for secret in ("hunter2", "s3cr3t", "eyJhbGciOiJIUzI1NiJ9", "ABCDEFGHIJKLMNOP"):
         assert secret not in text
@@ -27,5 +29,5 @@ def test_secrets_in_strings_are_masked_and_json_stays_valid() -> None:
 
 def test_data_without_secrets_is_returned_unchanged() -> None:
     data = {"series": [{"metric": "up", "samples": [[1, 1.0]]}]}
-    assert redact_json(data) is data
+    assert masked_and_bounded(data, 65_536, mask=redact)[0] == data
     assert redact("latency rose from 120 ms to 900 ms") == "latency rose from 120 ms to 900 ms"
