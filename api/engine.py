@@ -61,6 +61,18 @@ def model_config(settings: Settings) -> ModelConfig | None:
     )
 
 
+def graph_budgets(settings: Settings) -> GraphBudgets:
+    """Per-run budgets from the chat limits block."""
+    limits = settings.chat
+    return GraphBudgets(
+        max_model_calls=limits.max_model_calls,
+        max_tool_calls=limits.max_tool_calls,
+        max_tokens=limits.max_tokens,
+        max_repairs=limits.max_repairs,
+        deadline_s=limits.run_deadline_s,
+    )
+
+
 def build_engine(settings: Settings, toolbox: Toolbox, *, use_model: bool = True) -> DiagnosisEngine:
     """Compile the graph once and choose the analyst (LLM when configured, else rule-based)."""
     limits = settings.chat
@@ -74,18 +86,11 @@ def build_engine(settings: Settings, toolbox: Toolbox, *, use_model: bool = True
         max_trace_bytes=limits.max_trace_bytes,
         cancel_grace_s=limits.cancel_grace_s,
     )
-    budgets = GraphBudgets(
-        max_model_calls=limits.max_model_calls,
-        max_tool_calls=limits.max_tool_calls,
-        max_tokens=limits.max_tokens,
-        max_repairs=limits.max_repairs,
-        deadline_s=limits.run_deadline_s,
-    )
     return DiagnosisEngine(
         runner=runner,
         analyst=analyst,
         rules=rules,
         toolbox=toolbox,
-        budgets=budgets,
+        budgets=graph_budgets(settings),
         evidence_budget_bytes=settings.backends.run_evidence_budget_bytes,
     )
