@@ -14,7 +14,15 @@ from graph.analysts.llm import LlmAnalyst, ModelConfig, ModelGate, build_chat_mo
 from graph.build import build_graph
 from graph.context import GraphBudgets
 from graph.runner import DiagnosisRunner, RunCancelled, RunHandle, RunRequest
-from tests.support.scripted_llm import HttpError, Malformed, ScriptedLLM, Sleep, ToolCall, scripted_llm
+from tests.support.scripted_llm import (
+    Garbage,
+    HttpError,
+    Malformed,
+    ScriptedLLM,
+    Sleep,
+    ToolCall,
+    scripted_llm,
+)
 from tests.unit.graph.factories import FakeToolbox, RecordingObserver, run_parts
 
 pytestmark = pytest.mark.llm
@@ -158,7 +166,13 @@ async def test_repeated_bad_drafts_end_in_fallback(llm: ScriptedLLM) -> None:
 
 @pytest.mark.parametrize(
     ("step", "reason"),
-    [(Malformed(), "malformed_output"), (HttpError(500), "http_error"), (Sleep(5.0), "timeout")],
+    [
+        (Malformed(), "malformed_output"),
+        (HttpError(500), "http_error"),
+        (HttpError(429, "rate limited"), "http_error"),
+        (Garbage(), "malformed_output"),
+        (Sleep(5.0), "timeout"),
+    ],
 )
 async def test_model_failure_degrades_the_step_to_rules(llm: ScriptedLLM, step: Any, reason: str) -> None:
     _script_until_draft(llm)

@@ -10,7 +10,8 @@ A Starlette app on uvicorn, on a free 127.0.0.1 port, started inside the test's 
 Steps: `Text` (plain assistant message, streamed when the request asks), `ToolCall` (function-calling
 structured output: `tool_calls[].function.arguments` as a JSON string), `HttpError` (status + error
 body), `Malformed` (a tool call whose arguments are not JSON), `Sleep` (hold the request open until
-the client disconnects or the time passes; `disconnects` counts the disconnects seen). Every request
+the client disconnects or the time passes; `disconnects` counts the disconnects seen), `Garbage`
+(HTTP 200 with a body that is no completion). Every request
 body is recorded in `requests`. A request with no scripted step gets HTTP 500 and is counted in
 `unscripted`, so a test never silently reuses an answer.
 """
@@ -72,7 +73,14 @@ class Sleep:
     seconds: float = 30.0
 
 
-Step = Text | ToolCall | HttpError | Malformed | Sleep
+@dataclass(frozen=True, slots=True)
+class Garbage:
+    """HTTP 200 whose body is not a chat completion at all (a proxy's HTML page, say)."""
+
+    body: str = "<html><body>502 Bad Gateway</body></html>"
+
+
+Step = Text | ToolCall | HttpError | Malformed | Sleep | Garbage
 
 
 @dataclass
@@ -143,6 +151,8 @@ async def _answer(llm: ScriptedLLM, request: Request, body: dict[str, Any], step
     model = str(body.get("model", "scripted"))
     if isinstance(step, HttpError):
         return _error(step.status, step.message)
+    if isinstance(step, Garbage):
+        return Response(step.body, status_code=200, media_type="text/html")
     if isinstance(step, Sleep):
         deadline = time.monotonic() + step.seconds
         while time.monotonic() < deadline:
