@@ -43,7 +43,7 @@ async def run(ctx: BenchContext) -> ItemResult:
     result = ItemResult("cancellation", "Cancellation: client disconnect during a model call")
     delays: list[float] = []
     async with scripted_llm() as llm:
-        llm.script("Route", *[Sleep(60.0) for _ in range(ctx.sizes.disconnects)])
+        llm.push(*[Sleep(60.0) for _ in range(ctx.sizes.disconnects)])  # whichever call comes first
         with database("sqlite", ctx.endpoints) as url:
             settings = bench_settings(url, model=model_settings(llm, timeout_s=120))
             async with served(settings) as (app, base), client() as http:

@@ -44,7 +44,7 @@ async def run(ctx: BenchContext) -> ItemResult:
 async def _open_streams(ctx: BenchContext, result: ItemResult) -> None:
     count = ctx.sizes.open_streams
     async with scripted_llm() as llm:
-        llm.script("Route", *[Sleep(120.0) for _ in range(count + 1)])
+        llm.push(*[Sleep(120.0) for _ in range(count + 1)])  # whichever call comes first
         with database("sqlite", ctx.endpoints) as url:
             settings = bench_settings(url, model=model_settings(llm, timeout_s=180))
             async with served(settings) as (app, base), client() as http:
