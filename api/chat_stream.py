@@ -15,14 +15,14 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
-if TYPE_CHECKING:
-    from api.composition import Services
-
 from api.admission import Permit
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.errors import ApiError, Unavailable
 from api.run_control import end_reason
 from api.sse import ChatProtocol, ProtocolViolation
+
+if TYPE_CHECKING:  # composition imports the use cases this module maps: no import cycle at run time
+    from api.composition import Services
 
 log = logging.getLogger("superbiz.sse")
 
