@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import httpx
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from tools.base import Alert, SourceError, SourceHealth
-from tools.prometheus.http_api import DEFAULT_MAX_BYTES, HttpApi
+from tools.base import Alert, SourceError
+from tools.prometheus.http_api import HttpSource
 
 # Alertmanager's alert states; an active or silenced/inhibited ("suppressed") alert is firing.
 _STATUS_BY_STATE = {"active": "firing", "suppressed": "firing", "unprocessed": "pending"}
@@ -29,24 +28,10 @@ class _GettableAlert(BaseModel):
 _ALERTS = TypeAdapter(list[_GettableAlert])
 
 
-class AlertmanagerClient:
+class AlertmanagerClient(HttpSource):
     """An Alertmanager: every active alert instance, as it received them."""
 
-    def __init__(
-        self,
-        client: httpx.AsyncClient,
-        base_url: str,
-        *,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        timeout_s: float = 10.0,
-    ) -> None:
-        self._api = HttpApi(client, base_url, "Alertmanager", max_bytes, timeout_s)
-
-    async def health(self) -> SourceHealth:
-        return await self._api.probe("/-/ready")
-
-    async def now(self) -> datetime:
-        return datetime.now(UTC)
+    backend = "Alertmanager"
 
     async def active_alerts(self, *, limit: int) -> list[Alert]:
         raw = await self._api.get_json("/api/v2/alerts", [("active", "true")])

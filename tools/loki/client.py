@@ -10,11 +10,10 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
-import httpx
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from tools.base import EvidenceStatus, LogLine, SourceError, SourceHealth, TimeWindow
-from tools.prometheus.http_api import DEFAULT_MAX_BYTES, HttpApi
+from tools.base import EvidenceStatus, LogLine, SourceError, TimeWindow
+from tools.prometheus.http_api import HttpSource
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
@@ -37,24 +36,11 @@ _STREAMS = TypeAdapter(list[_Stream])
 _STRINGS = TypeAdapter(list[str])
 
 
-class LokiClient:
+class LokiClient(HttpSource):
     """A Loki server: log lines newest first, and stream label values for discovery."""
 
-    def __init__(
-        self,
-        client: httpx.AsyncClient,
-        base_url: str,
-        *,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        timeout_s: float = 10.0,
-    ) -> None:
-        self._api = HttpApi(client, base_url, "Loki", max_bytes, timeout_s)
-
-    async def health(self) -> SourceHealth:
-        return await self._api.probe("/ready")
-
-    async def now(self) -> datetime:
-        return datetime.now(UTC)
+    backend = "Loki"
+    ready_path = "/ready"
 
     async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]:
         if not _LABEL_NAME.fullmatch(label):

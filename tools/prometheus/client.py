@@ -10,7 +10,6 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Literal, TypeVar
 
-import httpx
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from tools.base import (
@@ -19,10 +18,9 @@ from tools.base import (
     Series,
     SeriesRef,
     SourceError,
-    SourceHealth,
     TimeWindow,
 )
-from tools.prometheus.http_api import DEFAULT_MAX_BYTES, HttpApi
+from tools.prometheus.http_api import HttpSource
 from tools.prometheus.series import series_key
 
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
@@ -74,25 +72,11 @@ _LABEL_SETS = TypeAdapter(list[dict[str, str]])
 _STRINGS = TypeAdapter(list[str])
 
 
-class PrometheusClient:
+class PrometheusClient(HttpSource):
     """A Prometheus server: metrics (instant and range queries, series and label discovery) and
     rule alerts."""
 
-    def __init__(
-        self,
-        client: httpx.AsyncClient,
-        base_url: str,
-        *,
-        max_bytes: int = DEFAULT_MAX_BYTES,
-        timeout_s: float = 10.0,
-    ) -> None:
-        self._api = HttpApi(client, base_url, "Prometheus", max_bytes, timeout_s)
-
-    async def health(self) -> SourceHealth:
-        return await self._api.probe("/-/ready")
-
-    async def now(self) -> datetime:
-        return datetime.now(UTC)
+    backend = "Prometheus"
 
     async def active_alerts(self, *, limit: int) -> list[Alert]:
         """Pending and firing alerts of the alerting rules, every instance."""

@@ -11,6 +11,7 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -130,3 +131,26 @@ def _error_type(detail: bytes) -> str:
         return ""
     error_type = body.get("errorType") if isinstance(body, dict) else None
     return error_type if error_type in _KNOWN_ERROR_TYPES else ""
+
+
+class HttpSource:
+    """Base of the real backends: one bounded `HttpApi`, a readiness probe, the wall clock as now."""
+
+    backend = "backend"  # the name used in safe error messages
+    ready_path = "/-/ready"
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        base_url: str,
+        *,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        timeout_s: float = 10.0,
+    ) -> None:
+        self._api = HttpApi(client, base_url, self.backend, max_bytes, timeout_s)
+
+    async def health(self) -> SourceHealth:
+        return await self._api.probe(self.ready_path)
+
+    async def now(self) -> datetime:
+        return datetime.now(UTC)
