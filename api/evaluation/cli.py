@@ -66,6 +66,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.out is None:
         sys.stdout.write(text)
     else:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
     _progress(_summary(result["totals"]))
     return 0

@@ -34,7 +34,7 @@ def diagnose_digest(request: DiagnoseRequest) -> Draft:
     root = ranking.ranked[0]
     symptoms = _symptom_findings(root, ranking, focus)
     findings = _root_findings(root, ranking, digest) + [finding for _, finding in symptoms]
-    category = categorize(_category_text(root, digest), changed=_changed(root))
+    category = categorize(_category_text(root, ranking), changed=_changed(root))
     cited = [f for f in findings if f.evidence_ids]
     ruled_out = [_ruled_out(h, root) for h in ranking.herrings]
     ruled_out += [_unrelated(other, root) for other in ranking.unrelated]
@@ -118,11 +118,19 @@ def _state_like(text: str) -> bool:
     return any(cue in text for cue in ("idle in transaction", "waiting", "lock", "blocked"))
 
 
-def _category_text(root: Suspect, digest: Digest) -> str:
+def _category_text(root: Suspect, ranking: Ranking) -> str:
     parts = [f"{p.template} {p.example}" for p in root.errors]
     parts += [f"{g.alertname} {g.summary}" for g in root.alerts]
     parts += [a.metric for a in root.anomalies]
-    parts += [f"{p.template} {p.example}" for p in root.blamed_by.values()]
+    # Callers describe how the root looks from outside ("upstream timed out"); their words only
+    # decide the category when the root has no errors of its own to say what went wrong.
+    if not root.errors:
+        parts += [f"{p.template} {p.example}" for p in root.blamed_by.values()]
+    if root.held_by_sql:
+        # A blocker's waiters say what the blocking does to them (lock timeouts, lock waits).
+        parts += [" ".join(summary.highlights) for summary in root.held_by_sql]
+        waiters = [s for s in [*ranking.ranked, *ranking.herrings] if root.service in s.blames]
+        parts += [f"{p.template} {p.example}" for s in waiters for p in s.errors]
     return " ".join(parts)
 
 
@@ -135,6 +143,9 @@ def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
     parts = [f"{root.service} is the most likely origin ({words})"]
     if root.blamed_by:
         parts.append("errors in " + ", ".join(sorted(root.blamed_by)) + f" name {root.service} upstream")
+    if root.held_by_sql:
+        sources = sorted({summary.datasource for summary in root.held_by_sql})
+        parts.append(f"{', '.join(sources)} names {root.service} as the session blocking the others")
     if _changed(root):
         parts.append(f"a change to {root.service} came shortly before the trouble")
     if ranking.unrelated:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
+from tools.digest.labels import SERVICE_LABEL_KEYS
 from tools.facts import Digest
 
 WINDOW_MINUTES = 120  # long enough for a baseline before a change in the last hour
@@ -145,7 +146,9 @@ def _metric_calls(request: PlanRequest) -> list[PlannedCall]:
             focus = focus_services(request)
             if not focus:
                 continue
-            selector = f'{name}{{service=~"{"|".join(re.escape(s) for s in focus)}"}}'
+            # The label the series name their service by: `service` in one world, `job` in another.
+            key = next((k for k in SERVICE_LABEL_KEYS if any(k in ls for ls in metrics[name])), "service")
+            selector = f'{name}{{{key}=~"{"|".join(re.escape(s) for s in focus)}"}}'
         calls.append(
             PlannedCall(tool="query_promql", args={"promql": selector, "window_minutes": WINDOW_MINUTES})
         )

@@ -19,11 +19,17 @@ from graph.analysts.rules.vocabulary import (
     SEVERE_ALERTS,
     WARN_LEVELS,
 )
-from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummary
 
 CLUSTER_SPAN = timedelta(minutes=30)
 CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can be its cause
 MIN_PATTERN_COUNT = 3
+BACKGROUND_SPAN = timedelta(minutes=45)
+BACKGROUND_GAP = timedelta(minutes=8)
+# SQL columns that name who holds a lock or blocks others, and who waits on them.
+_HOLDER_COLUMN = re.compile(r"blocking|blocker|holder|holding|lock_owner", re.IGNORECASE)
+_WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
+_SQL_FACT = re.compile(r"^(\w+)=(.+?)(?: \(\d+ of \d+ rows\))?$")
 
 
 @dataclass(slots=True)
@@ -37,6 +43,7 @@ class Suspect:
     alerts: list[AlertGroup] = field(default_factory=list)  # firing groups
     blamed_by: dict[str, LogPattern] = field(default_factory=dict)  # other service -> its pattern
     blames: set[str] = field(default_factory=set)
+    held_by_sql: list[SqlSummary] = field(default_factory=list)  # results naming it as the blocker
     onset: datetime | None = None  # earliest trouble inside the incident window
     score: float = 0.0
 
@@ -78,6 +85,12 @@ def rank_suspects(digest: Digest, *, focus: Sequence[str] = (), known: Sequence[
         inside = [t for t in suspect.events() if start <= t <= start + CLUSTER_SPAN * 2]
         suspect.onset = inside[0] if inside else None
         (involved if inside else herrings).append(suspect)
+    # A session SQL names as the blocker belongs to the incident even when its own telemetry is calm.
+    for suspect in suspects.values():
+        if suspect.held_by_sql and suspect not in involved:
+            herrings = [h for h in herrings if h is not suspect]
+            suspect.onset = start
+            involved.append(suspect)
     linked = _causally_linked(involved)
     # Inside the window but with nothing tying it to the others: a bystander, never the root cause
     # unless it is all there is (then its own signals are the incident).
@@ -110,12 +123,43 @@ def _profile(digest: Digest, known: Sequence[str]) -> dict[str, Suspect]:
         if (s := of(pattern.service)) is None:
             continue
         level = (pattern.level or "").lower()
-        if level in ERROR_LEVELS or level in WARN_LEVELS:
+        if level in ERROR_LEVELS or (level in WARN_LEVELS and not _background(pattern)):
             s.errors.append(pattern)
         if CHANGE.search(pattern.example) or CHANGE.search(pattern.template):
             s.changes.append(pattern)
     _link_dependencies(suspects)
+    _link_sql_holders(suspects, digest.sql)
     return suspects
+
+
+def _background(pattern: LogPattern) -> bool:
+    """A warning that trickles in over a long span (under one line per BACKGROUND_GAP) is noise."""
+    first, last = _time(pattern.first_seen), _time(pattern.last_seen)
+    if first is None or last is None or last - first < BACKGROUND_SPAN:
+        return False
+    return (last - first) / max(pattern.count, 1) > BACKGROUND_GAP
+
+
+def _link_sql_holders(suspects: dict[str, Suspect], results: Sequence[SqlSummary]) -> None:
+    """A result whose blocking/holder column names a known service points to it as the blocker."""
+    for summary in results:
+        holders: set[str] = set()
+        waiters: set[str] = set()
+        for fact in summary.highlights:
+            match = _SQL_FACT.match(fact)
+            if match is None:
+                continue
+            column, value = match.group(1), match.group(2).lower()
+            named = {name for name in suspects if mentions(value, name)}
+            if _HOLDER_COLUMN.search(column):
+                holders |= named
+            elif _WAITER_COLUMN.search(column):
+                waiters |= named
+        for holder in holders:
+            if summary not in suspects[holder].held_by_sql:
+                suspects[holder].held_by_sql.append(summary)
+            for waiter in waiters - {holder}:
+                suspects[waiter].blames.add(holder)
 
 
 def _link_dependencies(suspects: dict[str, Suspect]) -> None:
@@ -154,14 +198,14 @@ def _causally_linked(involved: Sequence[Suspect]) -> set[str]:
     linked: set[str] = set()
     for suspect in involved:
         related = (set(suspect.blamed_by) | suspect.blames) & names
-        if related or suspect.errors or suspect.changes:
+        if related or suspect.errors or suspect.changes or suspect.held_by_sql:
             linked.add(suspect.service)
             linked |= related
     return linked
 
 
 def _only_signals(suspect: Suspect) -> bool:
-    return not suspect.errors and not suspect.blamed_by and not suspect.changes
+    return not (suspect.errors or suspect.blamed_by or suspect.changes or suspect.held_by_sql)
 
 
 def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus: Sequence[str]) -> float:
@@ -172,6 +216,7 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
     names = {s.service for s in involved}
     score += 3.0 * len(set(suspect.blamed_by) & names)
     score -= 2.0 * len(suspect.blames & names)
+    score += 3.0 if suspect.held_by_sql else 0.0
     if any(_near_change(p, suspect.onset or start) for p in suspect.changes):
         score += 2.0
     incident_errors = [p for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
