@@ -4,7 +4,9 @@ For every split point the series is cut into a baseline (before) and a recent se
 end). The split where the medians differ most, measured in baseline MADs, is the candidate change.
 It is kept only if it also stands out against the baseline's own trend (so a daily ramp is not an
 incident), persists to the end of the series, and changes the level by a meaningful share. Nothing
-assumes what a metric means: direction, size and timing are all the digest says.
+assumes what a metric means: direction, size and timing are all the digest says. Cumulative
+counters are scanned as per-second rates, or as their increase when they rarely move (`counters`),
+and named `rate(metric)` or `increase(metric)` in their facts.
 """
 
 from __future__ import annotations
@@ -17,9 +19,17 @@ from typing import Any
 
 import numpy as np
 
+from tools.digest.counters import (
+    cumulative_increase,
+    increase_metric,
+    is_counter,
+    per_second_rates,
+    rate_metric,
+)
 from tools.digest.labels import iso_from_unix, service_of
 from tools.digest.level_shift import TINY, Floats, Shift, best_shift_among, robust_scale
 from tools.digest.limits import DigestLimits
+from tools.digest.trend import trend_onset
 from tools.facts import MetricAnomaly
 
 _MAGNITUDE_FLOOR = 0.001  # of the largest magnitude the series reached
@@ -39,20 +49,40 @@ def anomalies_from(
         if not isinstance(raw, Mapping) or "samples" not in raw:
             continue  # discovery results carry no samples
         labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
+        metric = str(raw.get("metric") or labels.get("__name__") or "")
         times, values = _samples(raw.get("samples") or [], now=now)
-        anomaly = _series_anomaly(times, values, limits=limits)
+        reading = _counter_anomaly(metric, times, values, limits=limits)
+        if reading is None:
+            reading = metric, _series_anomaly(times, values, limits=limits)
+        metric, anomaly = reading
         if anomaly is None:
             continue
         found.append(
             MetricAnomaly(
                 evidence_id=evidence_id,
-                metric=str(raw.get("metric") or labels.get("__name__") or ""),
+                metric=metric,
                 labels=labels,
                 service=service_of(labels),
                 **anomaly,
             )
         )
     return found
+
+
+def _counter_anomaly(
+    metric: str, times: Floats, values: Floats, *, limits: DigestLimits
+) -> tuple[str, dict[str, Any] | None] | None:
+    """A counter's anomaly read from its rate, else from its increase; None when not a counter.
+
+    The values of the fact are then rates (or increases), and its metric says which, so every
+    number in it stays checkable against the digest.
+    """
+    if not is_counter(metric, values):
+        return None
+    anomaly = _series_anomaly(*per_second_rates(times, values), limits=limits)
+    if anomaly is not None:
+        return rate_metric(metric), anomaly
+    return increase_metric(metric), _series_anomaly(times, cumulative_increase(values), limits=limits)
 
 
 def rank_anomalies(
@@ -109,10 +139,26 @@ def _numeric_pairs(raw: Sequence[Any]) -> Floats | None:
 
 
 def _series_anomaly(times: Floats, values: Floats, *, limits: DigestLimits) -> dict[str, Any] | None:
-    n = len(values)
-    if n < limits.min_samples:
+    if len(values) < limits.min_samples:
         return None
     floor = _MAGNITUDE_FLOOR * float(np.max(np.abs(values)))
+    found = _level_shift(times, values, limits=limits, floor=floor)
+    if found is None:
+        found = trend_onset(times, values, limits=limits, floor=floor)
+    if found is None:
+        return None
+    return {
+        **found,
+        "baseline": _round(found["baseline"]),
+        "recent": _round(found["recent"]),
+        "peak": _round(found["peak"]),
+        "ratio": _round(_ratio(found["recent"], found["baseline"])),
+    }
+
+
+def _level_shift(
+    times: Floats, values: Floats, *, limits: DigestLimits, floor: float
+) -> dict[str, Any] | None:
     shift = _best_shift(values, limits=limits, floor=floor)
     if shift is None or shift.level_score < limits.min_score:
         return None
@@ -134,12 +180,11 @@ def _series_anomaly(times: Floats, values: Floats, *, limits: DigestLimits) -> d
     if _abruptness(values, start, delta) < _ABRUPT and score < limits.min_gradual_score:
         return None  # a slow drift of modest size: as likely a daily curve as an incident
     return {
-        "baseline": _round(shift.baseline),
-        "recent": _round(recent),
-        "peak": _round(float(np.max(after) if direction == "up" else np.min(after))),
+        "baseline": shift.baseline,
+        "recent": recent,
+        "peak": float(np.max(after) if direction == "up" else np.min(after)),
         "change_at": iso_from_unix(float(times[start])),
         "direction": direction,
-        "ratio": _round(_ratio(recent, shift.baseline)),
         "score": round(score, 2),
     }
 

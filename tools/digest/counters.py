@@ -1,0 +1,84 @@
+"""Cumulative counters: recognised by name and shape, and read as per-second rates.
+
+A counter's raw level only ever grows, so a level-shift scan on it reports its age, not an incident.
+Its rate (Prometheus `rate()` semantics: increases per second over the sample spacing, a reset
+counting from zero) is what moves when something breaks, so counters are scanned as rates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tools.digest.level_shift import TINY, Floats
+
+COUNTER_SUFFIXES = ("_total", "_count", "_sum", "_bucket")
+# A drop to at most this share of the previous value is a restart of the counting process.
+_RESET_SHARE = 0.1
+# Counters restart now and then, not every few samples: more resets than this is a gauge.
+_MAX_RESET_SHARE = 0.05
+# A handful of small decreases (a lagging scrape) are tolerated; a noisy gauge has many more.
+_MAX_GLITCH_SHARE = 0.02
+# A named counter must count something (a gauge stepping once is not a counter), and an
+# unnamed series must rise on most steps before it is read as one.
+_NAMED_MIN_RISES = 3
+_UNNAMED_RISE_SHARE = 0.8
+
+
+def rate_metric(metric: str) -> str:
+    """How a counter's name is shown once its values are per-second rates: `rate(name)`."""
+    return f"rate({metric})" if metric else "rate"
+
+
+def increase_metric(metric: str) -> str:
+    """How a counter's name is shown once its values are its increase since the window began."""
+    return f"increase({metric})" if metric else "increase"
+
+
+def is_counter(metric: str, values: Floats) -> bool:
+    """Whether a series is a cumulative counter: non-decreasing apart from resets, and either named
+    like one (`_total`, `_count`, `_sum`, `_bucket`) or rising on most of its samples.
+
+    The name alone is not trusted: gauges such as `pg_stat_activity_count` share the suffixes.
+    """
+    steps = len(values) - 1
+    if steps < 2 or float(np.min(values)) < 0:
+        return False
+    before, after = values[:-1], values[1:]
+    falls = after < before
+    resets = falls & (after <= _RESET_SHARE * before)
+    glitches = falls & ~resets
+    if np.count_nonzero(resets) > _MAX_RESET_SHARE * steps:
+        return False
+    if np.count_nonzero(glitches) > _MAX_GLITCH_SHARE * steps:
+        return False
+    rises = int(np.count_nonzero(after > before))
+    if metric.endswith(COUNTER_SUFFIXES):
+        return rises >= _NAMED_MIN_RISES
+    return rises >= _UNNAMED_RISE_SHARE * steps
+
+
+def per_second_rates(times: Floats, values: Floats) -> tuple[Floats, Floats]:
+    """The counter's increase per second over each sample spacing, stamped at the later sample."""
+    spacing = np.maximum(times[1:] - times[:-1], TINY)
+    rates: Floats = _increases(values) / spacing
+    return times[1:], rates
+
+
+def cumulative_increase(values: Floats) -> Floats:
+    """How much the counter has grown since the first sample, resets accounted for.
+
+    A rarely-moving counter (container restarts) has a rate that is zero almost everywhere; its
+    increase is the fact worth reading.
+    """
+    grown: Floats = np.concatenate([[0.0], np.cumsum(_increases(values))])
+    return grown
+
+
+def _increases(values: Floats) -> Floats:
+    """Each step's increase: after a reset the new value (counted from zero); a small decrease
+    that is not a reset counts as none, where Prometheus would invent a whole-counter spike."""
+    before, after = values[:-1], values[1:]
+    increase = after - before
+    reset = after <= _RESET_SHARE * before
+    steps: Floats = np.where(increase >= 0, increase, np.where(reset, after, 0.0))
+    return steps
