@@ -59,11 +59,14 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
     if root.alerts:
         found.append(say.alert_finding(root.service, root.alerts))
     anomalies = sorted(root.anomalies, key=lambda a: -a.score)
-    seen_metrics: set[str] = set()
+    # One finding per series kind: the same metric under different labels (code=500 rising,
+    # code=200 falling) is a different fact, and each is stated.
+    seen_series: set[tuple[str, tuple[str, ...]]] = set()
     for anomaly in anomalies:
-        if anomaly.metric not in seen_metrics and len(seen_metrics) < MAX_ANOMALY_FINDINGS:
-            seen_metrics.add(anomaly.metric)
-            found.append(say.anomaly_finding(anomaly))
+        labels = say.distinguishing_labels(anomaly, digest.anomalies)
+        if (anomaly.metric, labels) not in seen_series and len(seen_series) < MAX_ANOMALY_FINDINGS:
+            seen_series.add((anomaly.metric, labels))
+            found.append(say.anomaly_finding(anomaly, labels))
     for pattern in sorted(root.errors, key=lambda p: -p.count)[:2]:
         found.append(say.pattern_finding(root.service, pattern))
     onset = root.onset or ranking.window_start

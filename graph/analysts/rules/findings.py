@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from graph.analysts.base import Finding
+from tools.digest.labels import INSTANCE_LABEL_KEYS, SERVICE_LABEL_KEYS
 from tools.facts import AlertGroup, CaseClue, LogPattern, MetricAnomaly, SqlSummary
 
 MAX_QUOTE = 120
+MAX_DISTINGUISHING_LABELS = 2
+# Keys the finding already names (service, instance) or that say nothing about the series.
+_NAMED_KEYS = frozenset({*SERVICE_LABEL_KEYS, *INSTANCE_LABEL_KEYS, "__name__"})
 
 
 def number(value: float) -> str:
@@ -33,13 +39,33 @@ def alert_finding(service: str, groups: list[AlertGroup]) -> Finding:
     )
 
 
-def anomaly_finding(anomaly: MetricAnomaly) -> Finding:
+def distinguishing_labels(anomaly: MetricAnomaly, peers: Sequence[MetricAnomaly]) -> tuple[str, ...]:
+    """`key=value` pairs telling this series apart from the other anomalies of its metric.
+
+    Only keys whose values differ among those anomalies (`code=500` beside `code=200`), never the
+    service or instance keys the finding names anyway; at most MAX_DISTINGUISHING_LABELS of them.
+    """
+    same = [p for p in peers if p.metric == anomaly.metric]
+    keys = sorted(
+        key
+        for key, value in anomaly.labels.items()
+        if key not in _NAMED_KEYS and value and any(p.labels.get(key) != value for p in same)
+    )
+    return tuple(f"{key}={anomaly.labels[key]}" for key in keys[:MAX_DISTINGUISHING_LABELS])
+
+
+def anomaly_finding(anomaly: MetricAnomaly, labels: Sequence[str] = ()) -> Finding:
+    """What one series did; `labels` (from `distinguishing_labels`) say which series it is."""
     where = anomaly.labels.get("instance") or anomaly.service or "the series"
     verb = "rose" if anomaly.direction == "up" else "fell"
+    series = anomaly.metric + ("{" + ", ".join(labels) + "}" if labels else "")
+    # Spaced, not glued: the guard reads a number followed by "/" as part of a path, not a value.
+    unit = " /s" if anomaly.metric.startswith("rate(") else ""
     return Finding(
         statement=(
-            f"{anomaly.metric} on {where} {verb} from {number(anomaly.baseline)} to "
-            f"{number(anomaly.recent)} (peak {number(anomaly.peak)}) starting {anomaly.change_at}."
+            f"{series} on {where} {verb} from {number(anomaly.baseline)}{unit} to "
+            f"{number(anomaly.recent)}{unit} (peak {number(anomaly.peak)}{unit}) "
+            f"starting {anomaly.change_at}."
         ),
         evidence_ids=[anomaly.evidence_id],
     )

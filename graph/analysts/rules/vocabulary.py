@@ -134,10 +134,12 @@ ROLLOUT = re.compile(
     r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+)\b",
     re.IGNORECASE,
 )
-# Metric names whose rise means trouble (a traffic rise alone is not an incident).
+# Metric names whose rise means trouble (a traffic rise alone is not an incident). Storage words
+# too: a volume filling up is trouble whatever the size of the step.
 BAD_SIGNAL = re.compile(
     r"error|fail|5xx|latency|duration|p9\d|pending|waiting|queue|saturat|pool|timeout|restart|oom|"
-    r"memory|disk|cpu|lag|retr|reject|drop|idle_in|in_transaction|lock|dead|throttl",
+    r"memory|disk|cpu|lag|retr|reject|drop|idle_in|in_transaction|lock|dead|throttl|"
+    r"volume|bytes|filesystem|fs_|inode|storage",
     re.IGNORECASE,
 )
 
@@ -164,7 +166,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
         "memory_leak",
         ("out of memory", "outofmemory", "oom", "memory", "heap", "rss", "gc overhead"),
     ),
-    ("disk_full", ("no space left", "disk", "filesystem", "inode", "volume full")),
+    ("disk_full", ("no space left", "disk", "filesystem", "inode", "volume full", "volume_stats")),
     (
         "slow_query",
         (
