@@ -34,7 +34,8 @@ def diagnose_digest(request: DiagnoseRequest) -> Draft:
     root = ranking.ranked[0]
     symptoms = _symptom_findings(root, ranking, focus)
     findings = _root_findings(root, ranking, digest) + [finding for _, finding in symptoms]
-    category = categorize(_category_text(root, ranking), changed=_changed(root))
+    changes = " ".join(p.example for p in _decisive_changes(root, root.onset))
+    category = categorize(_category_text(root, ranking), changed=_changed(root), change_text=changes)
     cited = [f for f in findings if f.evidence_ids]
     ruled_out = [_ruled_out(h, root) for h in ranking.herrings]
     ruled_out += [_unrelated(other, root) for other in ranking.unrelated]

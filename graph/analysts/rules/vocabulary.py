@@ -134,6 +134,11 @@ ROLLOUT = re.compile(
     r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+)\b",
     re.IGNORECASE,
 )
+# A change line that edits configuration rather than shipping code (a config map, settings, flags).
+CONFIG_CHANGE = re.compile(
+    r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|env(?:ironment)? var\w*)\b",
+    re.IGNORECASE,
+)
 # Metric names whose rise means trouble (a traffic rise alone is not an incident). Storage words
 # too: a volume filling up is trouble whatever the size of the step.
 BAD_SIGNAL = re.compile(
@@ -190,6 +195,9 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "missing env",
             "feature flag",
             "unknown property",
+            # Validation failures of a setting at start-up ("invalid value for X").
+            "invalid value",
+            "refusing to start",
         ),
     ),
     ("cpu_saturation", ("cpu", "throttl", "load average")),
@@ -208,6 +216,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ),
 )
 DEPLOY_CATEGORY = "bad_deploy"
+CONFIG_CATEGORY = "configuration_error"
 GENERIC_CATEGORIES = frozenset({"slow_dependency", "cpu_saturation", "unknown"})
 UNKNOWN_CATEGORY = "unknown"
 # The one category vocabulary both analysts use.
@@ -232,8 +241,9 @@ CATEGORY_ADVICE: dict[str, str] = {
 }
 
 
-def categorize(text: str, *, changed: bool) -> str:
-    """The category whose cues appear most often in `text`; a bare change is a deploy regression."""
+def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
+    """The category whose cues appear most often in `text`; a bare change is a deploy regression,
+    or a configuration error when the change lines edit configuration and ship no new version."""
     lowered = text.lower()
     best, best_hits = UNKNOWN_CATEGORY, 0
     for category, cues in CATEGORIES:
@@ -243,5 +253,7 @@ def categorize(text: str, *, changed: bool) -> str:
     # A change just before the trouble explains generic symptoms (timeouts, 5xx, CPU) better than
     # they explain themselves; specific exhaustion cues (pool, memory, disk, locks) still win.
     if changed and best in GENERIC_CATEGORIES:
+        if CONFIG_CHANGE.search(change_text) and not ROLLOUT.search(change_text):
+            return CONFIG_CATEGORY
         return DEPLOY_CATEGORY
     return best
