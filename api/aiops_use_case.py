@@ -21,6 +21,7 @@ from api.run_recorder import RunRecorder
 from graph.runner import RunFailed, RunRequest, RunResult
 from persistence.runs import RunStore
 from persistence.tables import AgentFlow, RunOutcome, RunStatus
+from tools.digest.labels import service_of
 from tools.evidence_store import RunEvidence
 from tools.toolbox import Toolbox
 
@@ -44,7 +45,7 @@ def group_alerts(alerts: Sequence[Mapping[str, Any]], services: Sequence[str]) -
         labels = alert.get("labels") or {}
         if str(alert.get("status", "firing")) not in ("firing", "active"):
             continue
-        service = labels.get("service") or labels.get("job") or labels.get("app")
+        service = service_of(labels)
         if services and service not in services:
             continue
         counts.setdefault((str(labels.get("alertname", "unnamed")), service), []).append(labels)

@@ -5,6 +5,7 @@ Services come from generic label keys in a fixed priority order; nothing here kn
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
@@ -29,12 +30,23 @@ SERVICE_LABEL_KEYS: tuple[str, ...] = (
 INSTANCE_LABEL_KEYS: tuple[str, ...] = ("instance", "pod", "host", "hostname", "node", "container")
 
 
+# Kubernetes pod names: <workload>-<pod-template-hash>-<5 chars> (Deployments) or <workload>-<ordinal>
+# (StatefulSets). The hash must hold a digit, so "cache-redis" is never cut to "cache".
+_DEPLOYMENT_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-(?=[a-z0-9]*\d)[a-z0-9]{5,10}-[a-z0-9]{5}$")
+_STATEFUL_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-\d{1,3}$")
+
+
 def service_of(labels: Mapping[str, str]) -> str | None:
-    """The first non-blank value among the service label keys, or None."""
+    """The first non-blank value among the service label keys; else the workload a `pod` label names."""
     for key in SERVICE_LABEL_KEYS:
         value = labels.get(key)
         if isinstance(value, str) and value.strip():
             return value.strip()
+    pod = labels.get("pod")
+    if isinstance(pod, str):
+        match = _DEPLOYMENT_POD.match(pod.strip()) or _STATEFUL_POD.match(pod.strip())
+        if match:
+            return match.group("workload")
     return None
 
 

@@ -131,3 +131,12 @@ def test_digest_is_deterministic() -> None:
         _item("l", EvidenceSource.LOGS, {"lines": lines}),
     ]
     assert build_digest(evidence, now=NOW) == build_digest(evidence, now=NOW)
+
+
+def test_a_pod_label_alone_names_its_workload() -> None:
+    from tools.digest.labels import service_of
+
+    assert service_of({"pod": "rate-engine-7d9f8b6c4d-x2k4p"}) == "rate-engine"
+    assert service_of({"pod": "ledger-db-2"}) == "ledger-db"
+    assert service_of({"pod": "cache-redis"}) is None  # no hash: not cut
+    assert service_of({"service": "billing", "pod": "x-7d9f8b6c4d-x2k4p"}) == "billing"
