@@ -6,7 +6,7 @@ when the stream generator never starts), never by the generator's `finally` alon
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(slots=True)
@@ -25,7 +25,6 @@ class Permit:
 class Admission:
     capacity: int
     _in_use: int = 0
-    rejected: int = field(default=0)
 
     @property
     def in_use(self) -> int:
@@ -34,7 +33,6 @@ class Admission:
     def try_acquire(self) -> Permit | None:
         """A permit, or None when every worker slot is taken (the caller answers 503)."""
         if self._in_use >= self.capacity:
-            self.rejected += 1
             return None
         self._in_use += 1
         return Permit(self)

@@ -56,7 +56,6 @@ class OpenedRun:
 
 @dataclass(frozen=True, slots=True)
 class RunTimings:
-    cancel_grace_s: float
     max_status_events: int
     max_answer_bytes: int
 

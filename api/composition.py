@@ -130,7 +130,6 @@ async def build_services(settings: Settings) -> Services:
         contexts=contexts,
         engine=diagnosis,
         timings=RunTimings(
-            cancel_grace_s=chat_limits.cancel_grace_s,
             max_status_events=chat_limits.max_status_events,
             max_answer_bytes=chat_limits.max_answer_bytes,
         ),

@@ -8,22 +8,18 @@ analyst, bundled demo world, a temp SQLite database) is started once per module 
 
 from __future__ import annotations
 
-import asyncio
-import socket
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
-import uvicorn
 from playwright.async_api import Browser, Page, async_playwright
-from starlette.types import ASGIApp
 
 from api.app import create_app
 from api.settings import Settings
 from tests.conftest import IN_CI
 from tests.support.fake_api import FakeApi, create_fake_api
+from tests.support.live_server import live_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -36,14 +32,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def free_port() -> int:
-    """A port nobody listens on right now (bind to 0, read it, close)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @pytest.fixture(scope="session")
@@ -66,25 +54,8 @@ async def browser(chromium_path: Path) -> AsyncIterator[Browser]:
         await launched.close()
 
 
-@asynccontextmanager
-async def serving(app: ASGIApp) -> AsyncIterator[str]:
-    """Serve `app` on a real uvicorn server inside the running loop (STACK-NOTES §3.5); yields its URL.
-
-    Real sockets, because the pages read the SSE body as a stream, chunk by chunk.
-    """
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True  # not handle_exit(): uvicorn would re-raise the signal into pytest
-        await asyncio.wait_for(task, 10)
+# Real sockets, because the pages read the SSE body as a stream, chunk by chunk.
+serving = live_server
 
 
 @pytest_asyncio.fixture(scope="session", loop_scope="session")

@@ -14,7 +14,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.prometheus import free_port, running_prometheus
+from tests.support.live_server import free_port
+from tests.support.prometheus import running_prometheus
 from tests.support.world_builder import (
     ERRORS_AFTER,
     ERRORS_BEFORE,

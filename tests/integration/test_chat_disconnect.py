@@ -14,15 +14,9 @@ from api.app import create_app
 from api.settings import Settings
 from tests.support.app_state import services_of
 from tests.support.live_server import live_server
-from tests.support.scripted_llm import ScriptedLLM, Sleep, scripted_llm
+from tests.support.scripted_llm import ScriptedLLM, Sleep
 
 pytestmark = pytest.mark.llm
-
-
-@pytest.fixture
-async def llm() -> AsyncIterator[ScriptedLLM]:
-    async with scripted_llm() as server:
-        yield server
 
 
 @pytest.fixture

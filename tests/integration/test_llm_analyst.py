@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,7 +21,6 @@ from tests.support.scripted_llm import (
     ScriptedLLM,
     Sleep,
     ToolCall,
-    scripted_llm,
 )
 from tests.unit.graph.factories import FakeToolbox, RecordingObserver, run_parts
 
@@ -66,12 +65,6 @@ GOOD = {
     "ruled_out": [],
 }
 BAD = {**GOOD, "findings": [{"statement": "db failed.", "evidence_ids": ["alerts-99"]}]}
-
-
-@pytest.fixture
-async def llm() -> AsyncIterator[ScriptedLLM]:
-    async with scripted_llm() as server:
-        yield server
 
 
 def _analyst(llm: ScriptedLLM, *, timeout_s: float = 5.0, gate: ModelGate | None = None) -> LlmAnalyst:

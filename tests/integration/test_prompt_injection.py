@@ -22,7 +22,7 @@ from api.settings import Settings
 from graph.analysts.llm.prompts import DIAGNOSE_PROMPT, PROMPTS
 from tests.support.app_state import services_of
 from tests.support.live_server import live_server
-from tests.support.scripted_llm import ScriptedLLM, ToolCall, scripted_llm
+from tests.support.scripted_llm import ScriptedLLM, ToolCall
 
 pytestmark = pytest.mark.llm
 
@@ -76,12 +76,6 @@ DRAFT = {
     "open_questions": [],
     "ruled_out": [],
 }
-
-
-@pytest.fixture
-async def llm() -> AsyncIterator[ScriptedLLM]:
-    async with scripted_llm() as server:
-        yield server
 
 
 @pytest.fixture

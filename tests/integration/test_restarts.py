@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
@@ -17,15 +16,9 @@ import pytest
 from persistence.db import make_engine, make_sessionmaker
 from persistence.runs import RunStore
 from tests.support.live_server import free_port
-from tests.support.scripted_llm import ScriptedLLM, Sleep, scripted_llm
+from tests.support.scripted_llm import ScriptedLLM, Sleep
 
 pytestmark = pytest.mark.llm
-
-
-@pytest.fixture
-async def llm() -> AsyncIterator[ScriptedLLM]:
-    async with scripted_llm() as server:
-        yield server
 
 
 def _start_server(db_url: str, llm: ScriptedLLM, port: int) -> subprocess.Popen[bytes]:

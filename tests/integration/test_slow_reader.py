@@ -22,26 +22,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
 
 from api.app import create_app
 from api.settings import Settings
 from tests.integration.test_prompt_injection import DRAFT, PLAN, ROUTE
 from tests.support.app_state import services_of
-from tests.support.scripted_llm import ScriptedLLM, Sleep, ToolCall, scripted_llm
+from tests.support.live_server import live_server
+from tests.support.scripted_llm import ScriptedLLM, Sleep, ToolCall
 
 pytestmark = pytest.mark.llm
 
 HOSTILE_WORLD = Path(__file__).resolve().parents[1] / "data" / "hostile"
 SMALL_BUFFER = 4_096
 SEND_TIMEOUT_S = 0.2
-
-
-@pytest.fixture
-async def llm() -> AsyncIterator[ScriptedLLM]:
-    async with scripted_llm() as server:
-        yield server
 
 
 @asynccontextmanager
@@ -51,17 +45,10 @@ async def small_buffer_server(app: FastAPI) -> AsyncIterator[int]:
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_BUFFER)
     listener.bind(("127.0.0.1", 0))
     listener.listen()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    task = asyncio.create_task(server.serve(sockets=[listener]))
-    while not server.started:
-        if task.done():
-            task.result()
-        await asyncio.sleep(0.01)
     try:
-        yield listener.getsockname()[1]
+        async with live_server(app, listener=listener):
+            yield listener.getsockname()[1]
     finally:
-        server.should_exit = True  # not handle_exit(): uvicorn would re-raise the signal into pytest
-        await asyncio.wait_for(task, 15)
         listener.close()
 
 

@@ -77,9 +77,7 @@ class _Handler(BaseHTTPRequestHandler):
         limit = int(_first(query, "limit", "100"))
         try:
             lines = asyncio.run(
-                self.server.logs.query_range(
-                    logql=_first(query, "query", ""), window=window, limit=limit
-                )
+                self.server.logs.query_range(logql=_first(query, "query", ""), window=window, limit=limit)
             )
         except SourceError:
             self._send(400, b"parse error : syntax error: unexpected input\n", "text/plain")
@@ -90,9 +88,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_json({"status": "success", "data": data})
 
     def _label_values(self, label: str, query: dict[str, list[str]]) -> None:
-        values = asyncio.run(
-            self.server.logs.label_values(label=label, window=_window(query), limit=10_000)
-        )
+        values = asyncio.run(self.server.logs.label_values(label=label, window=_window(query), limit=10_000))
         # Loki answers `"data": null` rather than an empty list for an unknown label.
         self._send_json({"status": "success", "data": values or None})
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import subprocess
 import time
 import urllib.error
@@ -23,6 +22,7 @@ import pytest
 import yaml
 
 from tests.conftest import IN_CI
+from tests.support.live_server import free_port
 from tools.world import World, WorldSeries
 
 STARTUP_TIMEOUT_S = 30.0
@@ -134,14 +134,6 @@ def running_alertmanager(world: World, workdir: Path) -> Iterator[str]:
             workdir,
         )
         yield url
-
-
-def free_port() -> int:
-    """A TCP port that was free a moment ago (the server binds it right after)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @contextmanager

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
@@ -28,11 +27,12 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+
+from tests.support.live_server import live_server
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,29 +215,10 @@ def _error(status: int, message: str) -> JSONResponse:
     )
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @asynccontextmanager
 async def scripted_llm() -> AsyncIterator[ScriptedLLM]:
     """Serve a fresh script on a free port inside the running event loop for the block."""
     llm = ScriptedLLM()
-    port = free_port()
-    config = uvicorn.Config(create_app(llm), host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    task = asyncio.create_task(server.serve())
-    while not server.started:
-        if task.done():
-            task.result()  # surface start-up errors
-        await asyncio.sleep(0.01)
-    llm.base_url = f"http://127.0.0.1:{port}/v1"
-    try:
+    async with live_server(create_app(llm)) as url:
+        llm.base_url = f"{url}/v1"
         yield llm
-    finally:
-        # should_exit, not handle_exit(): uvicorn would re-raise a captured signal into pytest.
-        server.should_exit = True
-        await asyncio.wait_for(task, 10)

@@ -115,8 +115,7 @@ def _alerts(world: ContractWorld) -> list[dict[str, Any]]:
 def _series(world: ContractWorld) -> list[dict[str, Any]]:
     start = world.now - HISTORY
     stamps = [
-        start.timestamp() + offset
-        for offset in range(0, int(HISTORY.total_seconds()) + 1, SAMPLE_INTERVAL_S)
+        start.timestamp() + offset for offset in range(0, int(HISTORY.total_seconds()) + 1, SAMPLE_INTERVAL_S)
     ]
     change = world.change_at.timestamp()
 
