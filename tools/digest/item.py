@@ -1,17 +1,21 @@
 """The facts of one evidence item, and a small cache of them.
 
-Everything but alert groups is a pure function of one item, `now` and the limits, so a run that
-digests its growing evidence list again (the planner, then diagnose) reads each item once: the
-cache is keyed by the item object itself. Evidence is immutable once recorded (`Evidence` is
-frozen and its data is never edited), which is what makes identity a sound key.
+Everything but alert groups is a pure function of an item's data, source and status, `now` and the
+limits; the item's id only labels the facts. So the cache is keyed by the data object itself: a
+run that digests its growing evidence list again (the planner, then diagnose) reads each item
+once, and concurrent runs handed the same cached tool result (`tools.evidence_store.EvidenceCache`)
+read it once between them, each getting the facts under its own evidence id. Evidence data is
+never edited once recorded, which is what makes identity a sound key.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from tools.base import Evidence, EvidenceSource, EvidenceStatus
 from tools.digest.knowledge import clues_from, passages_from
@@ -22,7 +26,7 @@ from tools.digest.metrics import anomalies_from
 from tools.digest.sql import summary_from
 from tools.facts import CaseClue, LogPattern, MetricAnomaly, RunbookPassage, SourceGap, SqlSummary
 
-# About six full runs of evidence (at most 40 items each); each entry keeps its item alive.
+# About six runs of distinct evidence (at most 40 items each); each entry keeps its data alive.
 CACHED_ITEMS = 256
 
 
@@ -58,27 +62,31 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
     return ItemFacts()
 
 
+_Key = tuple[int, EvidenceSource, EvidenceStatus, datetime, DigestLimits]
+
+
 class ItemFactsCache:
-    """A bounded, thread-safe LRU of `digest_item` results keyed by item identity, `now` and limits."""
+    """A bounded, thread-safe LRU of `digest_item` results keyed by data identity, `now` and limits."""
 
     def __init__(self, size: int = CACHED_ITEMS) -> None:
         self._size = size
-        self._entries: OrderedDict[tuple[int, datetime, DigestLimits], tuple[Evidence, ItemFacts]]
-        self._entries = OrderedDict()
+        self._entries: OrderedDict[_Key, tuple[Mapping[str, Any], ItemFacts]] = OrderedDict()
         self._lock = threading.Lock()
 
     def facts(self, item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemFacts:
-        """The cached facts of `item`, computing them on a miss."""
-        key = (id(item), now, limits)
+        """The facts of `item` under its own id, computing them on a miss."""
+        if not item.status.succeeded:
+            return digest_item(item, now=now, limits=limits)  # a gap: cheap, and names the item's tool
+        key = (id(item.data), item.source, item.status, now, limits)
         with self._lock:
             entry = self._entries.get(key)
-            # The entry holds its item alive, so no other object can have taken that id meanwhile.
+            # The entry holds its data alive, so no other object can have taken that id meanwhile.
             if entry is not None:
                 self._entries.move_to_end(key)
-                return entry[1]
+                return _labelled(entry[1], item.id)
         facts = digest_item(item, now=now, limits=limits)
         with self._lock:
-            self._entries[key] = (item, facts)
+            self._entries[key] = (item.data, facts)
             self._entries.move_to_end(key)
             while len(self._entries) > self._size:
                 self._entries.popitem(last=False)
@@ -88,6 +96,23 @@ class ItemFactsCache:
         """Forget every entry (tests, or to release the evidence the entries keep alive)."""
         with self._lock:
             self._entries.clear()
+
+
+def _labelled(facts: ItemFacts, evidence_id: str) -> ItemFacts:
+    """`facts` citing `evidence_id` (the same object when they already do)."""
+    cited: list[MetricAnomaly | LogPattern | RunbookPassage | CaseClue | SqlSummary]
+    cited = [*facts.anomalies, *facts.patterns, *facts.runbooks, *facts.cases]
+    if facts.sql is not None:
+        cited.append(facts.sql)
+    if all(fact.evidence_id == evidence_id for fact in cited):
+        return facts
+    return ItemFacts(
+        anomalies=tuple(replace(a, evidence_id=evidence_id) for a in facts.anomalies),
+        patterns=tuple(replace(p, evidence_id=evidence_id) for p in facts.patterns),
+        sql=None if facts.sql is None else replace(facts.sql, evidence_id=evidence_id),
+        runbooks=tuple(replace(r, evidence_id=evidence_id) for r in facts.runbooks),
+        cases=tuple(replace(c, evidence_id=evidence_id) for c in facts.cases),
+    )
 
 
 def _gap(item: Evidence, limits: DigestLimits) -> SourceGap:

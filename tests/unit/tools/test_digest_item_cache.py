@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import numpy as np
 
@@ -66,3 +68,25 @@ def test_the_cache_stays_bounded() -> None:
     facts = [cache.facts(item, now=NOW, limits=DigestLimits()) for item in items]
     assert cache.facts(items[2], now=NOW, limits=DigestLimits()) is facts[2]
     assert cache.facts(items[0], now=NOW, limits=DigestLimits()) is not facts[0]  # evicted, rebuilt
+
+
+def test_runs_sharing_one_cached_result_read_it_once_under_their_own_ids(monkeypatch: Any) -> None:
+    import tools.digest.item as item_module
+
+    reads: list[str] = []
+
+    def counting(item: Evidence, **kwargs: Any) -> Any:
+        reads.append(item.id)
+        return digest_item(item, **kwargs)
+
+    monkeypatch.setattr(item_module, "digest_item", counting)
+    cache = ItemFactsCache()
+    first = _metrics("metrics-1", 40.0)
+    second = dataclasses.replace(first, id="metrics-7")  # another run, the same cached tool result
+    other = _metrics("metrics-1", 40.0)  # equal data, but a different result
+    limits = DigestLimits()
+    assert [a.evidence_id for a in cache.facts(first, now=NOW, limits=limits).anomalies] == ["metrics-1"]
+    assert [a.evidence_id for a in cache.facts(second, now=NOW, limits=limits).anomalies] == ["metrics-7"]
+    assert cache.facts(first, now=NOW, limits=limits).anomalies[0].evidence_id == "metrics-1"
+    cache.facts(other, now=NOW, limits=limits)
+    assert reads == ["metrics-1", "metrics-1"]
