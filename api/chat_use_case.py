@@ -23,6 +23,7 @@ from api.run_control import RunControl
 from api.run_recorder import RunRecorder
 from api.run_registry import RunRegistry
 from graph.runner import RunFailed, RunHandle, RunRequest, RunResult
+from persistence.records import SessionNotFound
 from persistence.runs import RunStore
 from persistence.sessions import SessionContextStore
 from persistence.tables import AgentFlow, RunOutcome, RunStatus
@@ -91,11 +92,13 @@ class ChatUseCase:
     ) -> OpenedRun:
         """Ensure the session row and create the RUNNING run; nothing runs yet."""
         effective = session_id or f"s-{uuid.uuid4().hex}"
-        session = await self._runs.ensure_session(session_id=effective, principal=principal)
-        if session.principal != principal:
+        try:
+            run = await self._runs.open_run(
+                session_id=effective, query=query, principal=principal, agent_flow=flow
+            )
+        except SessionNotFound:
             # Another principal's session is answered exactly like a missing one.
-            raise NotFound("Session not found.")
-        run = await self._runs.create_run(session_id=effective, query=query, agent_flow=flow)
+            raise NotFound("Session not found.") from None
         return OpenedRun(effective, run.run_id, query, flow, list(services or []))
 
     def start(self, opened: OpenedRun, events: ChatEvents) -> RunControl:
@@ -172,6 +175,7 @@ class ChatUseCase:
                 orchestration_trace=result.trace,
                 steps=recorder.steps,
                 tools=recorder.tools,
+                message_pair=True,
             )
         )
         if not changed:  # finished elsewhere meanwhile (swept): nothing is released
@@ -188,7 +192,6 @@ class ChatUseCase:
             await self._contexts.append_turn(
                 session_id=opened.session_id, turn=history_turn(opened.query, result)
             )
-            await self._runs.record_message_pair(session_id=opened.session_id)
         except Exception:
             log.warning(
                 "run %s: could not record the turn in the session history", opened.run_id, exc_info=True

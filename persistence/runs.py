@@ -74,24 +74,30 @@ class RunStore:
 
     async def ensure_session(self, *, session_id: str, principal: str | None = None) -> SessionInfo:
         """Create the session row unless it exists; safe when many requests race on one id."""
-        if not session_id or len(session_id) > ID_CHARS:
-            raise ValueError(f"session id must be 1..{ID_CHARS} characters")
-        now = self._clock()
         async with self._sessions() as db:
-            insert = insert_for(db)(ChatSession).values(
-                session_id=session_id,
-                principal=principal,
-                status="ACTIVE",
-                message_pair_count=0,
-                created_at=now,
-                last_active_at=now,
-            )
-            await db.exec(insert.on_conflict_do_nothing(index_elements=["session_id"]))
+            row = await self._ensure_session(db, session_id, principal)
             await db.commit()
-            row = await session_row(db, session_id)
-        if row is None:  # only if it was deleted in between
-            raise SessionNotFound(session_id)
         return records.session_info(row)
+
+    async def open_run(
+        self,
+        *,
+        session_id: str,
+        query: str,
+        principal: str | None = None,
+        agent_flow: AgentFlow = AgentFlow.CHAT,
+    ) -> RunSummary:
+        """`ensure_session` and `create_run` in one transaction. A session of another principal is
+        `SessionNotFound`, and then nothing is written."""
+        async with self._sessions() as db:
+            session = await self._ensure_session(db, session_id, principal)
+            if session.principal != principal:
+                await db.rollback()
+                raise SessionNotFound(session_id)
+            row = self._new_run(session_id, query, agent_flow)
+            db.add(row)
+            await db.commit()
+        return records.run_summary(row)
 
     async def get_session(self, *, session_id: str) -> SessionInfo | None:
         """The session's metadata, or None when unknown."""
@@ -101,15 +107,7 @@ class RunStore:
 
     async def record_message_pair(self, *, session_id: str) -> bool:
         """Count one question/answer pair and mark the session active now; False if unknown."""
-        update = (
-            sa.update(ChatSession)
-            .where(col(ChatSession.session_id) == session_id)
-            .values(
-                message_pair_count=col(ChatSession.message_pair_count) + 1,
-                last_active_at=self._clock(),
-            )
-        )
-        return await self._write(update) == 1
+        return await self._write(self._message_pair(session_id)) == 1
 
     # --- run lifecycle ---------------------------------------------------------------------------
 
@@ -117,18 +115,7 @@ class RunStore:
         self, *, session_id: str, query: str, agent_flow: AgentFlow = AgentFlow.CHAT
     ) -> RunSummary:
         """A new RUNNING run owned by this worker; the session must exist (`ensure_session`)."""
-        now = self._clock()
-        row = DiagnosisRun(
-            run_id=f"run-{uuid.uuid4().hex}",
-            session_id=session_id,
-            agent_flow=agent_flow.value,
-            query=query,
-            status=RunStatus.RUNNING.value,
-            owner=self.worker_id,
-            heartbeat_at=now,
-            created_at=now,
-            updated_at=now,
-        )
+        row = self._new_run(session_id, query, agent_flow)
         async with self._sessions() as db:
             db.add(row)
             try:
@@ -174,9 +161,11 @@ class RunStore:
         cancel_reason: str | None = None,
         steps: Sequence[StepDraft] = (),
         tools: Sequence[ToolDraft] = (),
+        message_pair: bool = False,
     ) -> bool:
         """Finish a RUNNING run once, with its buffered steps and tool calls, in one transaction;
-        False (nothing changed) when unknown or already finished.
+        False (nothing changed) when unknown or already finished. With `message_pair`, the same
+        transaction counts the run as one question/answer pair of its session.
 
         `answer` is the released payload (JSON-serialisable). Counts come from this run's rows only.
         """
@@ -199,6 +188,9 @@ class RunStore:
         async with self._sessions() as db:
             await insert_trace_rows(db, run_id=run_id, steps=steps, tools=tools)
             changed = (await db.exec(update.values(**values, **self._closing_values()))).rowcount == 1
+            if changed and message_pair:
+                of_run = sa.select(_RUNS.c.session_id).where(_RUNS.c.run_id == run_id).scalar_subquery()
+                await db.exec(self._message_pair(of_run))
             if changed:
                 await db.commit()
             else:
@@ -309,6 +301,48 @@ class RunStore:
         return await self._cases.similar_cases(query=query, limit=limit)
 
     # --- internals -------------------------------------------------------------------------------
+
+    async def _ensure_session(self, db: AsyncSession, session_id: str, principal: str | None) -> ChatSession:
+        if not session_id or len(session_id) > ID_CHARS:
+            raise ValueError(f"session id must be 1..{ID_CHARS} characters")
+        now = self._clock()
+        insert = insert_for(db)(ChatSession).values(
+            session_id=session_id,
+            principal=principal,
+            status="ACTIVE",
+            message_pair_count=0,
+            created_at=now,
+            last_active_at=now,
+        )
+        await db.exec(insert.on_conflict_do_nothing(index_elements=["session_id"]))
+        row = await session_row(db, session_id)
+        if row is None:  # only if it was deleted in between
+            raise SessionNotFound(session_id)
+        return row
+
+    def _new_run(self, session_id: str, query: str, agent_flow: AgentFlow) -> DiagnosisRun:
+        now = self._clock()
+        return DiagnosisRun(
+            run_id=f"run-{uuid.uuid4().hex}",
+            session_id=session_id,
+            agent_flow=agent_flow.value,
+            query=query,
+            status=RunStatus.RUNNING.value,
+            owner=self.worker_id,
+            heartbeat_at=now,
+            created_at=now,
+            updated_at=now,
+        )
+
+    def _message_pair(self, session_id: str | sa.ScalarSelect[Any]) -> sa.Update:
+        return (
+            sa.update(ChatSession)
+            .where(col(ChatSession.session_id) == session_id)
+            .values(
+                message_pair_count=col(ChatSession.message_pair_count) + 1,
+                last_active_at=self._clock(),
+            )
+        )
 
     def _closing_values(self) -> dict[str, Any]:
         """Finish time and counts computed from the run's own rows (correlated subqueries)."""

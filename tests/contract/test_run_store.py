@@ -205,6 +205,35 @@ async def test_session_metadata_counts_message_pairs(run_store: RunStore) -> Non
     assert not await run_store.record_message_pair(session_id=_session_id())
 
 
+async def test_open_run_creates_the_session_and_the_run_in_one_step(run_store: RunStore) -> None:
+    sid = _session_id()
+    run = await run_store.open_run(session_id=sid, query="why?", principal="alice")
+    assert run.status == "RUNNING" and run.session_id == sid
+    again = await run_store.open_run(session_id=sid, query="and now?", principal="alice")
+    assert [r.run_id for r in await run_store.list_runs(session_id=sid)] == [again.run_id, run.run_id]
+    info = await run_store.get_session(session_id=sid)
+    assert info is not None and info.principal == "alice"
+
+
+async def test_open_run_on_another_principals_session_writes_nothing(run_store: RunStore) -> None:
+    sid = _session_id()
+    await run_store.open_run(session_id=sid, query="why?", principal="alice")
+    with pytest.raises(SessionNotFound):
+        await run_store.open_run(session_id=sid, query="mine?", principal="mallory")
+    assert len(await run_store.list_runs(session_id=sid)) == 1
+
+
+async def test_finishing_with_a_message_pair_counts_it_once(run_store: RunStore) -> None:
+    sid = _session_id()
+    run = await run_store.open_run(session_id=sid, query="why?")
+    other = await run_store.open_run(session_id=sid, query="and?")
+    assert await run_store.finish_run(run_id=run.run_id, status=RunStatus.SUCCESS, message_pair=True)
+    assert not await run_store.finish_run(run_id=run.run_id, status=RunStatus.SUCCESS, message_pair=True)
+    assert await run_store.finish_run(run_id=other.run_id, status=RunStatus.FAILED)
+    info = await run_store.get_session(session_id=sid)
+    assert info is not None and info.message_pair_count == 1
+
+
 async def test_useful_feedback_grows_one_case_per_run(run_store: RunStore) -> None:
     sid = _session_id()
     word = uuid.uuid4().hex[:10]  # unique, so other tests' cases never rank first

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 _QUOTED = re.compile(r"\"([^\"]{3,})\"|'([^']{3,})'|`([^`]{3,})`")
@@ -45,6 +46,8 @@ def extract_claims(statement: str, entities: Iterable[str]) -> list[Claim]:
         claims.append(Claim("error", match.group(0).lower()))
     lowered = rest.lower()
     for entity in sorted(set(entities), key=len, reverse=True):
+        if entity not in lowered:  # cheap test first: most of a run's names are not in a statement
+            continue
         pattern = re.compile(rf"(?<![\w-]){re.escape(entity)}(?![\w-])")
         if pattern.search(lowered):
             claims.append(Claim("entity", entity))
@@ -68,16 +71,24 @@ def _number_claim(match: re.Match[str]) -> list[Claim]:
     return [Claim("number", match.group(0).strip(), value, decimals, percent=unit == "%")]
 
 
-def number_present(claim: Claim, numbers: Iterable[float]) -> bool:
-    """Tolerant match: rounding to the written precision, 0.5% slack, and 0.95 <-> 95%."""
+def number_present(claim: Claim, numbers: Sequence[float]) -> bool:
+    """Tolerant match: rounding to the written precision, 0.5% slack, and 0.95 <-> 95%.
+
+    `numbers` must be sorted: only the few values near each reading of the claim are compared.
+    """
     half_unit = 0.5 * 10 ** (-claim.decimals)
     candidates = [(claim.value, half_unit)]
     if claim.percent or claim.value > 1:
         candidates.append((claim.value / 100, half_unit / 100))
     if claim.value <= 1:
         candidates.append((claim.value * 100, half_unit * 100))
-    for seen in numbers:
-        for wanted, rounding in candidates:
+    for wanted, rounding in candidates:
+        # |seen - wanted| <= rounding + 0.005 * max(|seen|, |wanted|) implies |seen - wanted| <= reach.
+        reach = (rounding + 0.005 * abs(wanted)) / 0.995
+        index = bisect_left(numbers, wanted - reach)
+        while index < len(numbers) and numbers[index] <= wanted + reach:
+            seen = numbers[index]
             if abs(seen - wanted) <= rounding + 0.005 * max(abs(seen), abs(wanted)):
                 return True
+            index += 1
     return False

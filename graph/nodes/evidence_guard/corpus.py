@@ -8,7 +8,7 @@ the item itself is cached per item (`item_text`); only the digest facts are adde
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from graph.nodes.evidence_guard.item_text import ENTITY_KEYS, ItemTextCache, dump, iso_forms, numbers_in
@@ -29,7 +29,7 @@ class EvidenceText:
     source: str
     succeeded: bool
     text: str  # lower-cased
-    numbers: tuple[float, ...]
+    numbers: tuple[float, ...]  # sorted, for `number_present`
 
 
 def build_corpus(
@@ -60,7 +60,7 @@ def build_corpus(
             source=item.source.value,
             succeeded=item.status.succeeded,
             text="\n".join([*parts, stamps]).lower(),
-            numbers=known.numbers + fact_numbers + stamp_numbers,
+            numbers=tuple(sorted(known.numbers + fact_numbers + stamp_numbers)),
         )
     return corpus
 
@@ -98,5 +98,10 @@ def _facts_by_evidence(digest: Digest, only: Collection[str] | None) -> dict[str
         for fact in facts:
             if only is not None and fact.evidence_id not in only:
                 continue
-            grouped.setdefault(fact.evidence_id, []).append(asdict(fact))
+            grouped.setdefault(fact.evidence_id, []).append(_shallow(fact))
     return grouped
+
+
+def _shallow(fact: Any) -> dict[str, Any]:
+    # The JSON text of a fact is all the guard needs: no deep copy (dataclasses.asdict) per pass.
+    return {field.name: getattr(fact, field.name) for field in fields(fact)}
