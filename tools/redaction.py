@@ -16,14 +16,28 @@ _SECRETS = [
 ]
 
 
-# Every pattern above needs one of these (case-insensitively): one cheap scan before the regexes.
-_TRIGGER = re.compile(r"password|passwd|pwd|secret|token|api_key|api-key|apikey|bearer|sk-|akia|://", re.I)
+# Every pattern above needs one of these (case-insensitively): a cheap test before the regexes.
+_TRIGGERS = (
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "token",
+    "api_key",
+    "api-key",
+    "apikey",
+    "bearer",
+    "sk-",
+    "akia",
+    "://",
+)
 
 
 def redact(text: str) -> str:
     """Mask credentials, tokens and passwords in connection strings. Replacements never contain a
     quote or a backslash, so redacting JSON text keeps it valid JSON."""
-    if _TRIGGER.search(text) is None:
+    lowered = text.lower()
+    if not any(trigger in lowered for trigger in _TRIGGERS):
         return text
     for pattern, replacement in _SECRETS:
         text = pattern.sub(replacement, text)
