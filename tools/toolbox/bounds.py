@@ -56,7 +56,7 @@ def masked_and_bounded(
     size = len(text.encode())
     if size <= max_bytes:
         return json.loads(text), False, size
-    bounded, _ = bound_data(json.loads(text), max_bytes)
+    bounded = _shrunk(json.loads(text), max_bytes)
     return bounded, True, json_size(bounded)
 
 
@@ -72,28 +72,37 @@ def bound_data(data: Mapping[str, Any], max_bytes: int) -> tuple[dict[str, Any],
         bounded = jsonable(data)
         if json_size(bounded) <= max_bytes:
             return bounded, False
-    bounded = _clip_strings(bounded, max(64, max_bytes // 8))
+    return _shrunk(bounded, max_bytes), True
+
+
+def _shrunk(data: dict[str, Any], max_bytes: int) -> dict[str, Any]:
+    """Plain JSON `data` that does not fit, cut down to `max_bytes`."""
+    bounded: dict[str, Any] = _clip_strings(data, max(64, max_bytes // 8))
     while json_size(bounded) > max_bytes:
         lists = [k for k, v in bounded.items() if isinstance(v, list) and v]
         if not lists:
             # Nothing left to shorten: keep only the scalar fields that fit.
-            return _scalars_within(bounded, max_bytes), True
+            return _scalars_within(bounded, max_bytes)
         key = max(lists, key=lambda k: json_size(bounded[k]))
         bounded[key] = _longest_prefix(bounded, key, max_bytes)
-    return bounded, True
+    return bounded
 
 
 def _longest_prefix(data: dict[str, Any], key: str, max_bytes: int) -> list[Any]:
-    """Binary search the longest prefix of `data[key]` that makes `data` fit (at least one less)."""
+    """The longest prefix of `data[key]` that makes `data` fit (at least one item fewer).
+
+    Compact JSON of a list is its items joined by commas, so each item is encoded once and the
+    prefix sizes are summed, instead of encoding the whole of `data` per candidate length.
+    """
     items: list[Any] = data[key]
-    low, high = 0, len(items) - 1
-    while low < high:
-        middle = (low + high + 1) // 2
-        if json_size({**data, key: items[:middle]}) <= max_bytes:
-            low = middle
-        else:
-            high = middle - 1
-    return items[:low]
+    size = json_size({**data, key: []})
+    kept = 0
+    for item in items[:-1]:
+        size += json_size(item) + (1 if kept else 0)
+        if size > max_bytes:
+            break
+        kept += 1
+    return items[:kept]
 
 
 def _plain_json(data: Mapping[str, Any]) -> str | None:

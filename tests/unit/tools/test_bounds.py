@@ -1,0 +1,50 @@
+"""Bounded tool data: the longest prefix of the largest list that fits, exactly as JSON measures it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tools.redaction import redact
+from tools.toolbox.bounds import bound_data, json_size, masked_and_bounded
+
+numbers = st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+lines = st.lists(
+    st.fixed_dictionaries({"ts": st.text(max_size=25), "message": st.text(max_size=300), "n": numbers}),
+    min_size=1,
+    max_size=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(items=lines, budget=st.integers(min_value=200, max_value=6_000))
+def test_a_long_list_keeps_the_longest_prefix_that_fits(items: list[dict[str, Any]], budget: int) -> None:
+    data = {"source": "logs", "lines": items}
+    bounded, cut = bound_data(data, budget)
+    if json_size(data) <= budget:
+        assert bounded == data and not cut
+        return
+    assert cut and json_size(bounded) <= budget
+    kept = bounded.get("lines", [])
+    if "lines" in bounded and len(kept) + 1 < len(items):
+        # One item more (clipped as `bound_data` clips strings) would not have fitted.
+        longer = {**bounded, "lines": [*kept, _clip_like(items[len(kept)], budget)]}
+        assert json_size(longer) > budget
+
+
+def _clip_like(item: dict[str, Any], budget: int) -> Any:
+    # The item as `bound_data` would have clipped its strings (max(64, budget // 8) characters).
+    limit = max(64, budget // 8)
+    return {k: v[: limit - 1] + "…" if isinstance(v, str) and len(v) > limit else v for k, v in item.items()}
+
+
+def test_masking_then_bounding_a_large_log_result() -> None:
+    data = {"lines": [{"message": f"user=bob password=hunter{i} ok", "i": i} for i in range(2_000)]}
+    masked, cut, size = masked_and_bounded(data, 8_192, mask=redact)
+    assert cut and size == json_size(masked) <= 8_192
+    assert "hunter" not in str(masked)
+    assert [line["i"] for line in masked["lines"]] == list(range(len(masked["lines"])))
+    one_more = {"lines": [*masked["lines"], {"message": "user=bob password=[REDACTED] ok", "i": 0}]}
+    assert json_size(one_more) > 8_192 - 8  # nothing like a whole line was left unused
