@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -26,6 +27,22 @@ def frontend_dir() -> Path:
     return Path(str(files("frontend")))
 
 
+_heap_frozen = False
+
+
+def _freeze_startup_heap() -> None:
+    """Move what imports and start-up built (~300k objects) out of the collector's sight, once.
+
+    Those objects live as long as the process; without this every full collection walks them
+    all, which measured as 30-220 ms pauses of the event loop under load.
+    """
+    global _heap_frozen
+    if not _heap_frozen:
+        _heap_frozen = True
+        gc.collect()
+        gc.freeze()
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app; its parts are built in the lifespan, once per process."""
     settings = settings or Settings()
@@ -34,6 +51,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = await build_services(settings)
         app.state.services = services
+        _freeze_startup_heap()
         try:
             yield
         finally:
