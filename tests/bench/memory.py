@@ -1,7 +1,8 @@
 """Item 4: RSS per open stream (200 held on a slow model) and RSS growth over many runs.
 
-Server and client share this process (in-loop uvicorn), so the per-stream figure also holds the
-client's side of each connection: it is an upper bound of the server's cost.
+Open streams are measured on a `superbiz serve` process of its own: its RSS is the service's alone,
+without the bench client or the scripted model server (which keeps every request it saw). The
+growth loop runs in this process (in-loop uvicorn), so its figure is an upper bound.
 """
 
 from __future__ import annotations
@@ -13,16 +14,17 @@ from pathlib import Path
 
 import httpx
 
-from tests.bench.cancellation import model_settings, until
+from tests.bench.cancellation import until
 from tests.bench.figures import ItemResult, Target
 from tests.bench.load import DEMO_QUESTION, chat_run, client, closed_loop, read_until_status
 from tests.bench.plan import BenchContext
-from tests.bench.serving import bench_settings, database, served, services
+from tests.bench.serving import bench_settings, database, process_rss, serve_process, served
 from tests.support.scripted_llm import Sleep, scripted_llm
 
 STREAM_TARGET_KB = Target("<", 150)
 GROWTH_TARGET_PCT = Target("<", 5)
 GROWTH_CONCURRENCY = 8
+WARM_STREAMS = 8
 
 
 def rss_bytes() -> int:
@@ -44,29 +46,40 @@ async def run(ctx: BenchContext) -> ItemResult:
 async def _open_streams(ctx: BenchContext, result: ItemResult) -> None:
     count = ctx.sizes.open_streams
     async with scripted_llm() as llm:
-        llm.push(*[Sleep(120.0) for _ in range(count + 1)])  # whichever call comes first
+        llm.push(*[Sleep(120.0) for _ in range(count + WARM_STREAMS)])  # whichever call comes first
         with database("sqlite", ctx.endpoints) as url:
-            settings = bench_settings(url, model=model_settings(llm, timeout_s=180))
-            async with served(settings) as (app, base), client() as http:
-                release = asyncio.Event()
-                await _hold_streams(http, base, 1, release, llm.in_flight)  # warm every code path once
-                release.set()
-                await until(lambda: not services(app).chat.registry.active)
-                baseline = rss_bytes()
-                release = asyncio.Event()
-                holders = await _hold_streams(http, base, count, release, 0)
-                reached = await until(lambda: llm.in_flight >= count, 60.0)
-                held = rss_bytes()
-                release.set()
-                await asyncio.gather(*holders, return_exceptions=True)
-                await until(lambda: not services(app).chat.registry.active, 30.0)
+            env = {
+                "SUPERBIZ_DATABASE_URL": url,
+                "SUPERBIZ_MODEL__BASE_URL": llm.base_url,
+                "SUPERBIZ_MODEL__NAME": "scripted",
+                "SUPERBIZ_MODEL__API_KEY": "x",
+                "SUPERBIZ_MODEL__MAX_CONCURRENT_CALLS": "512",
+                "SUPERBIZ_MODEL__TIMEOUT_S": "180",
+            }
+            with serve_process(env, Path("bench-results/memory-server.log")) as server:
+                async with client() as http:
+                    # Warm every code path and the fixed pools once, then let those runs end.
+                    release = asyncio.Event()
+                    warm = await _hold_streams(http, server.url, WARM_STREAMS, release, 0)
+                    release.set()
+                    await asyncio.gather(*warm, return_exceptions=True)
+                    await until(lambda: llm.in_flight == 0, 30.0)
+                    await asyncio.sleep(1.0)
+                    baseline = process_rss(server.pid)
+                    release = asyncio.Event()
+                    holders = await _hold_streams(http, server.url, count, release, 0)
+                    reached = await until(lambda: llm.in_flight >= count, 60.0)
+                    held = process_rss(server.pid)
+                    release.set()
+                    await asyncio.gather(*holders, return_exceptions=True)
     per_stream_kb = (held - baseline) / count / 1024
     result.add("open streams held (model call in flight)", llm.in_flight if not reached else count, "streams")
-    result.add("RSS per open stream", per_stream_kb, "KB", STREAM_TARGET_KB)
+    result.add("RSS per open stream (service process)", per_stream_kb, "KB", STREAM_TARGET_KB)
     result.details["open_streams"] = {
         "baseline_mb": baseline / 2**20,
         "held_mb": held / 2**20,
         "reached": reached,
+        "warm_streams": WARM_STREAMS,
     }
 
 

@@ -8,17 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
-import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import psycopg
 import redis.asyncio as aioredis
 from sqlalchemy.engine import make_url
@@ -26,54 +21,17 @@ from sqlalchemy.engine import make_url
 from tests.bench.figures import ItemResult, Target
 from tests.bench.load import chat_run, client, closed_loop
 from tests.bench.plan import BenchContext
-from tests.bench.serving import postgres_database
-from tests.support.live_server import free_port
+from tests.bench.serving import postgres_database, serve_process
 
 SPEEDUP_TARGET = Target(">=", 1.7)
-SUPERBIZ = Path(sys.executable).parent / "superbiz"
 
 
 @contextmanager
 def worker(database_url: str, redis_url: str, log: Path) -> Iterator[str]:
     """One `superbiz serve` process on a free port; yields its base URL."""
-    port = free_port()
-    env = {
-        **os.environ,
-        "SUPERBIZ_DATABASE_URL": database_url,
-        "SUPERBIZ_REDIS_URL": redis_url,
-        "SUPERBIZ_CHAT__MAX_WORKERS": "512",
-        "SUPERBIZ_DATABASE__POOL_SIZE": "20",
-        "SUPERBIZ_DATABASE__MAX_OVERFLOW": "50",
-        "SUPERBIZ_LOG_LEVEL": "WARNING",
-    }
-    with log.open("ab") as sink:
-        process = subprocess.Popen(
-            [str(SUPERBIZ), "serve", "--port", str(port)], env=env, stdout=sink, stderr=sink
-        )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(url, process)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
-def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"superbiz serve exited with {process.returncode}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("superbiz serve did not become ready")
+    env = {"SUPERBIZ_DATABASE_URL": database_url, "SUPERBIZ_REDIS_URL": redis_url}
+    with serve_process(env, log) as served:
+        yield served.url
 
 
 async def _load(urls: list[str], ctx: BenchContext) -> float:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import tempfile
+import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import psycopg
 from fastapi import FastAPI
 from sqlalchemy.engine import make_url
@@ -18,12 +23,72 @@ from api.app import create_app
 from api.composition import Services
 from api.settings import Settings
 from persistence.db import upgrade_head
-from tests.support.live_server import live_server
+from tests.support.live_server import free_port, live_server
 
 # Admission and model concurrency are raised so that concurrency 64 and 200 open streams measure the
 # service, not its (correct) 503 answer; the JSON records these settings beside the figures.
 BENCH_CHAT = {"max_workers": 512}
 BENCH_DATABASE = {"pool_size": 20, "max_overflow": 50}
+SUPERBIZ = Path(sys.executable).parent / "superbiz"
+# The same limits as BENCH_CHAT / BENCH_DATABASE, for `superbiz serve` processes.
+BENCH_ENV = {
+    "SUPERBIZ_CHAT__MAX_WORKERS": "512",
+    "SUPERBIZ_DATABASE__POOL_SIZE": "20",
+    "SUPERBIZ_DATABASE__MAX_OVERFLOW": "50",
+    "SUPERBIZ_LOG_LEVEL": "WARNING",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ServedProcess:
+    url: str
+    pid: int
+
+
+@contextmanager
+def serve_process(env: Mapping[str, str], log: Path) -> Iterator[ServedProcess]:
+    """One `superbiz serve` process on a free port with `env` on top of BENCH_ENV; stopped after."""
+    port = free_port()
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("ab") as sink:
+        process = subprocess.Popen(
+            [str(SUPERBIZ), "serve", "--port", str(port)],
+            env={**os.environ, **BENCH_ENV, **env},
+            stdout=sink,
+            stderr=sink,
+        )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_ready(url, process)
+        yield ServedProcess(url, process.pid)
+    finally:
+        process.terminate()
+        try:
+            process.wait(15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def process_rss(pid: int) -> int:
+    """Resident set size of process `pid` in bytes."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"superbiz serve exited with {process.returncode}")
+        try:
+            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("superbiz serve did not become ready")
 
 
 @dataclass(frozen=True, slots=True)
