@@ -5,10 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tools.base import Series, SeriesRef, SourceHealth, Sources, TimeWindow
 from tools.evidence_store import EvidenceCache, RunEvidence
 from tools.limits import ToolLimits
 from tools.toolbox import Toolbox
+from tools.toolbox.telemetry import _extremes_by_bucket
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 START = int(NOW.timestamp()) - 7_200
@@ -68,3 +72,33 @@ async def test_a_small_result_is_not_thinned() -> None:
     answer = await _query([_series("checkout", spike_at=100)])
     assert len(answer["data"]["series"][0]["samples"]) == 481
     assert not answer["truncated"]
+
+
+def _reference_extremes(samples: list[tuple[float, float]], at_most: int) -> list[tuple[float, float]]:
+    # The per-bucket Python loop the numpy version replaced: first lowest, first highest, in time order.
+    buckets = max(1, at_most // 2)
+    size = len(samples) / buckets
+    kept: list[tuple[float, float]] = []
+    for n in range(buckets):
+        bucket = samples[int(n * size) : int((n + 1) * size)]
+        if not bucket:
+            continue
+        low = min(range(len(bucket)), key=lambda i: bucket[i][1])
+        high = max(range(len(bucket)), key=lambda i: bucket[i][1])
+        picked = sorted({low, high})
+        kept += [bucket[i] for i in picked]
+    if kept[-1] is not samples[-1]:
+        kept.append(samples[-1])
+    return kept
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    values=st.lists(st.integers(min_value=-5, max_value=5) | st.floats(-1e6, 1e6), min_size=3, max_size=400),
+    at_most=st.integers(min_value=2, max_value=120),
+)
+def test_thinning_keeps_each_buckets_first_extremes(values: list[float], at_most: int) -> None:
+    samples = [(float(START + 15 * n), float(v)) for n, v in enumerate(values)]
+    if len(samples) <= at_most:
+        return  # never thinned: `_thin_to_fit` only thins longer series
+    assert _extremes_by_bucket(samples, at_most) == _reference_extremes(samples, at_most)
