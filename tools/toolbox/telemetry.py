@@ -9,8 +9,6 @@ from collections.abc import Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
-import numpy as np
-
 from tools.base import (
     AlertsSource,
     LogsSource,
@@ -180,36 +178,22 @@ def _thin_to_fit(points: list[list[tuple[float, float]]], max_bytes: int) -> boo
 
 def _extremes_by_bucket(samples: list[tuple[float, float]], at_most: int) -> list[tuple[float, float]]:
     """About `at_most` points: the lowest and highest of each equal time bucket, in time order, so
-    peaks, troughs and the moment of a change survive; the newest point is always kept.
-
-    Each bucket keeps its first lowest and first highest point, found with numpy: a metrics result
-    holds thousands of points and this ran per point in Python on the event loop before.
-    """
+    peaks, troughs and the moment of a change survive; the newest point is always kept."""
     buckets = max(1, at_most // 2)
     size = len(samples) / buckets
-    starts = np.unique(np.array([int(n * size) for n in range(buckets)], dtype=np.intp))
-    starts = starts[starts < len(samples)]
-    values = np.fromiter(map(_value, samples), dtype=float, count=len(samples))
-    lows = _first_index_of(values, starts, np.minimum.reduceat(values, starts))
-    highs = _first_index_of(values, starts, np.maximum.reduceat(values, starts))
     kept: list[tuple[float, float]] = []
-    for low, high in zip(lows.tolist(), highs.tolist(), strict=True):
-        if low == high:
-            kept.append(samples[low])
+    for n in range(buckets):
+        bucket = samples[int(n * size) : int((n + 1) * size)]
+        if not bucket:
+            continue
+        low, high = min(bucket, key=_value), max(bucket, key=_value)
+        if low is high:
+            kept.append(low)
         else:
-            kept += [samples[low], samples[high]] if low < high else [samples[high], samples[low]]
+            kept += [low, high] if low[0] < high[0] else [high, low]
     if kept[-1] is not samples[-1]:
         kept.append(samples[-1])
     return kept
-
-
-def _first_index_of(values: np.ndarray, starts: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """Per bucket (beginning at `starts`), the index of the first value equal to the bucket's `wanted`."""
-    lengths = np.diff(np.append(starts, len(values)))
-    bucket_of = np.repeat(np.arange(len(starts)), lengths)
-    hits = np.flatnonzero(values == wanted[bucket_of])
-    _, first = np.unique(bucket_of[hits], return_index=True)
-    return hits[first]
 
 
 def _finite(samples: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from datetime import UTC, datetime
 from typing import Any
-
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from tools.base import Series, SeriesRef, SourceHealth, Sources, TimeWindow
 from tools.evidence_store import EvidenceCache, RunEvidence
 from tools.limits import ToolLimits
 from tools.toolbox import Toolbox
-from tools.toolbox.telemetry import _extremes_by_bucket
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 START = int(NOW.timestamp()) - 7_200
@@ -74,31 +71,18 @@ async def test_a_small_result_is_not_thinned() -> None:
     assert not answer["truncated"]
 
 
-def _reference_extremes(samples: list[tuple[float, float]], at_most: int) -> list[tuple[float, float]]:
-    # The per-bucket Python loop the numpy version replaced: first lowest, first highest, in time order.
-    buckets = max(1, at_most // 2)
-    size = len(samples) / buckets
-    kept: list[tuple[float, float]] = []
-    for n in range(buckets):
-        bucket = samples[int(n * size) : int((n + 1) * size)]
-        if not bucket:
-            continue
-        low = min(range(len(bucket)), key=lambda i: bucket[i][1])
-        high = max(range(len(bucket)), key=lambda i: bucket[i][1])
-        picked = sorted({low, high})
-        kept += [bucket[i] for i in picked]
-    if kept[-1] is not samples[-1]:
-        kept.append(samples[-1])
-    return kept
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    values=st.lists(st.integers(min_value=-5, max_value=5) | st.floats(-1e6, 1e6), min_size=3, max_size=400),
-    at_most=st.integers(min_value=2, max_value=120),
-)
-def test_thinning_keeps_each_buckets_first_extremes(values: list[float], at_most: int) -> None:
-    samples = [(float(START + 15 * n), float(v)) for n, v in enumerate(values)]
-    if len(samples) <= at_most:
-        return  # never thinned: `_thin_to_fit` only thins longer series
-    assert _extremes_by_bucket(samples, at_most) == _reference_extremes(samples, at_most)
+async def test_points_without_a_reading_are_dropped_and_the_summary_reads_the_rest() -> None:
+    gappy = _series("checkout", spike_at=100)
+    holes = {3: math.nan, 50: math.inf, 480: -math.inf}
+    samples = [(t, holes.get(n, v)) for n, (t, v) in enumerate(gappy.samples)]
+    cache = EvidenceCache(ttl_s=0.0, capacity=4)
+    toolbox = Toolbox(
+        Sources(metrics=Metrics([Series(gappy.metric, gappy.labels, samples)])), ToolLimits(), cache
+    )
+    evidence = await toolbox.call(
+        "query_promql", {"promql": "latency_seconds"}, RunEvidence(budget_bytes=10**7)
+    )
+    kept = evidence.data["series"][0]["samples"]
+    assert len(kept) == 478 and all(math.isfinite(v) for _, v in kept)
+    assert kept[-1][0] == samples[479][0]  # the newest point with a reading
+    assert "max 999.5" in evidence.summary and f"last {samples[479][1]:.4g}" in evidence.summary
