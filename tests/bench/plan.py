@@ -12,6 +12,7 @@ class Sizes:
     """Run counts; the full plan fits ~10 minutes on the 2-core bench machine, quick under 2."""
 
     load: tuple[tuple[int, int], ...]  # (concurrency, runs)
+    repeats: int  # each load size is measured this many times; medians are reported
     domain_runs: int  # in-process graph runs per concurrency (CPU-bound: kept small)
     evidence_runs: int
     disconnects: int
@@ -26,6 +27,7 @@ class Sizes:
 
 FULL = Sizes(
     load=((1, 8), (16, 32), (64, 64)),
+    repeats=3,
     domain_runs=16,
     evidence_runs=5,
     disconnects=200,
@@ -40,6 +42,7 @@ FULL = Sizes(
 
 QUICK = Sizes(
     load=((1, 1), (16, 16)),
+    repeats=1,
     domain_runs=2,
     evidence_runs=2,
     disconnects=20,
