@@ -21,6 +21,7 @@ from sqlalchemy.engine import make_url
 from tests.bench.figures import ItemResult, Target
 from tests.bench.load import chat_run, client, closed_loop
 from tests.bench.plan import BenchContext
+from tests.bench.raw_client import RawChatClient
 from tests.bench.serving import postgres_database, serve_process
 
 SPEEDUP_TARGET = Target(">=", 1.7)
@@ -35,15 +36,23 @@ def worker(database_url: str, redis_url: str, log: Path) -> Iterator[str]:
 
 
 async def _load(urls: list[str], ctx: BenchContext) -> float:
-    ring = itertools.cycle(urls)
+    """Runs/s over the workers, round-robin, from the raw-socket client (see `raw_client`)."""
     async with client() as http:
         for url in urls:
             await chat_run(http, url)  # warm each worker
+    clients = [RawChatClient(url) for url in urls]
+    ring = itertools.cycle(clients)
+    try:
         load = await closed_loop(
-            lambda _: chat_run(http, next(ring)),
+            lambda index: next(ring).run(index),
             concurrency=ctx.sizes.scale_out_concurrency,
             total=ctx.sizes.scale_out_runs,
         )
+    finally:
+        for raw in clients:
+            await raw.close()
+    if len(load.completed) < len(load.timings):
+        raise RuntimeError(f"{len(load.timings) - len(load.completed)} scale-out runs did not complete")
     return load.runs_per_s
 
 
