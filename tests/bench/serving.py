@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -144,10 +145,19 @@ def bench_settings(database_url: str, **overrides: Any) -> Settings:
 
 @asynccontextmanager
 async def served(settings: Settings) -> AsyncIterator[tuple[FastAPI, str]]:
-    """The real app on an in-loop uvicorn server; yields the app and its base URL."""
+    """The real app on an in-loop uvicorn server; yields the app and its base URL.
+
+    A served process freezes its start-up heap once (`api.app`); the bench starts many apps in one
+    process, so each one's start-up heap is frozen here too, and released when it stops.
+    """
     app = create_app(settings)
     async with live_server(app) as url:
-        yield app, url
+        gc.collect()
+        gc.freeze()
+        try:
+            yield app, url
+        finally:
+            gc.unfreeze()
 
 
 def services(app: FastAPI) -> Services:
