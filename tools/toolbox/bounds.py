@@ -62,13 +62,14 @@ def masked_and_bounded(
     that fits) costs one encode, one mask pass and one decode.
     """
     text = _plain_json(data)
-    if text is None:
-        text = _dumps(jsonable(data))
+    loads: Callable[[str], Any] = orjson.loads
+    if text is None:  # the rare path (driver types, integers over 64 bits): decoded exactly
+        text, loads = _dumps(jsonable(data)), json.loads
     text = mask(text)
     size = len(text.encode())
     if size <= max_bytes:
-        return orjson.loads(text), False, size
-    bounded = _shrunk(orjson.loads(text), max_bytes)
+        return loads(text), False, size
+    bounded = _shrunk(loads(text), max_bytes)
     return bounded, True, json_size(bounded)
 
 

@@ -48,3 +48,18 @@ def test_masking_then_bounding_a_large_log_result() -> None:
     assert [line["i"] for line in masked["lines"]] == list(range(len(masked["lines"])))
     one_more = {"lines": [*masked["lines"], {"message": "user=bob password=[REDACTED] ok", "i": 0}]}
     assert json_size(one_more) > 8_192 - 8  # nothing like a whole line was left unused
+
+
+def test_driver_types_and_huge_integers_stay_exact() -> None:
+    from datetime import UTC, datetime
+    from decimal import Decimal
+
+    data = {
+        "id": 2**70,
+        "at": datetime(2026, 1, 2, tzinfo=UTC),
+        "amount": Decimal("12.5"),
+        "nan": float("nan"),
+    }
+    masked, cut, _ = masked_and_bounded(data, 4_096, mask=redact)
+    assert not cut
+    assert masked == {"id": 2**70, "at": "2026-01-02T00:00:00+00:00", "amount": 12.5, "nan": None}
