@@ -15,15 +15,15 @@ from typing import Any
 
 from api.backends import world_sources
 from api.chat_use_case import history_turn
+from api.engine import DiagnosisEngine
 from api.evaluation.scoring import score_answer, totals
 from api.evaluation.worlds import EvalScenario, load_scenarios
 from graph.analysts.base import Analyst
 from graph.build import build_graph
 from graph.context import GraphBudgets
 from graph.recorder import SilentObserver
-from graph.runner import DiagnosisRunner, RunFailed, RunParts, RunRequest, RunResult
-from tools.digest import build_digest
-from tools.evidence_store import EvidenceCache, RunEvidence
+from graph.runner import DiagnosisRunner, RunFailed, RunRequest, RunResult
+from tools.evidence_store import EvidenceCache
 from tools.limits import ToolLimits
 from tools.toolbox import Toolbox
 from tools.world import load_world
@@ -68,15 +68,22 @@ async def run_evaluation(
     for world_dir in world_dirs:
         world = load_world(world_dir)
         worlds.append(world.name)
-        toolbox = Toolbox(
-            world_sources(world),
-            setup.limits,
-            EvidenceCache(ttl_s=setup.limits.cache_ttl_s, capacity=setup.limits.cache_capacity),
+        engine = DiagnosisEngine(
+            runner=runner,
+            analyst=setup.analyst,
+            rules=setup.rules,
+            toolbox=Toolbox(
+                world_sources(world),
+                setup.limits,
+                EvidenceCache(ttl_s=setup.limits.cache_ttl_s, capacity=setup.limits.cache_capacity),
+            ),
+            budgets=setup.budgets,
+            evidence_budget_bytes=setup.limits.run_evidence_budget_bytes,
         )
         scenarios = load_scenarios(world)
         say(f"world {world.name}: {len(scenarios)} scenarios")
         for scenario in scenarios:
-            entry = await _run_scenario(runner, toolbox, world.name, scenario, setup)
+            entry = await _run_scenario(engine, world.name, scenario)
             entries.append(entry)
             say(_progress_line(entry))
     return {
@@ -88,9 +95,7 @@ async def run_evaluation(
     }
 
 
-async def _run_scenario(
-    runner: DiagnosisRunner, toolbox: Toolbox, world: str, scenario: EvalScenario, setup: EvalSetup
-) -> dict[str, Any]:
+async def _run_scenario(engine: DiagnosisEngine, world: str, scenario: EvalScenario) -> dict[str, Any]:
     started = time.perf_counter()
     session_id = f"eval-{uuid.uuid4().hex[:12]}"
     history = list(scenario.history)
@@ -99,7 +104,10 @@ async def _run_scenario(
     failure: str | None = None
     for question in scenario.questions:
         try:
-            result = await _ask(runner, toolbox, session_id, question, history, setup)
+            request = RunRequest(
+                run_id=uuid.uuid4().hex, session_id=session_id, query=question, history=list(history)
+            )
+            result = await engine.start(request, observer=SilentObserver()).result()
         except RunFailed as failed:
             result, failure = None, failed.code
             break
@@ -137,29 +145,6 @@ async def _run_scenario(
         "wall_ms": round((time.perf_counter() - started) * 1000, 1),
     }
     return entry
-
-
-async def _ask(
-    runner: DiagnosisRunner,
-    toolbox: Toolbox,
-    session_id: str,
-    question: str,
-    history: list[dict[str, Any]],
-    setup: EvalSetup,
-) -> RunResult:
-    request = RunRequest(
-        run_id=uuid.uuid4().hex, session_id=session_id, query=question, history=list(history)
-    )
-    parts = RunParts(
-        analyst=setup.analyst,
-        rules=setup.rules,
-        toolbox=toolbox,
-        evidence=RunEvidence(budget_bytes=setup.limits.run_evidence_budget_bytes),
-        digest=build_digest,
-        budgets=setup.budgets,
-    )
-    handle = runner.start(request, parts, SilentObserver())
-    return await handle.result()
 
 
 def _progress_line(entry: dict[str, Any]) -> str:
