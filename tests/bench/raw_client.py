@@ -42,14 +42,18 @@ class RawChatClient:
     async def run(self, _: int = 0) -> RunTiming:
         reader, writer = self._idle.pop() if self._idle else await self._connect()
         started = time.perf_counter()
-        writer.write(self._request)
         seen = bytearray()
-        while not seen.endswith(_END_OF_CHUNKS):
-            chunk = await reader.read(_READ_BYTES)
-            if not chunk:
-                writer.close()
-                return RunTiming(latency_s=time.perf_counter() - started)
-            seen += chunk
+        try:
+            writer.write(self._request)
+            while not seen.endswith(_END_OF_CHUNKS):
+                chunk = await reader.read(_READ_BYTES)
+                if not chunk:
+                    writer.close()
+                    return RunTiming(latency_s=time.perf_counter() - started)
+                seen += chunk
+        except BaseException:
+            writer.close()  # reset or cancelled mid-stream: the connection is not reusable
+            raise
         self._idle.append((reader, writer))
         done = b"event: done" in seen
         status = 200 if seen.startswith(b"HTTP/1.1 200") else 0

@@ -68,6 +68,7 @@ def serve_process(env: Mapping[str, str], log: Path) -> Iterator[ServedProcess]:
             process.wait(15)
         except subprocess.TimeoutExpired:
             process.kill()
+            process.wait(15)
 
 
 def process_rss(pid: int) -> int:

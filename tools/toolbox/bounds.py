@@ -23,9 +23,17 @@ _STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | o
 def json_size(data: Any) -> int:
     """Size in bytes of the compact UTF-8 JSON encoding."""
     try:
-        return len(orjson.dumps(data))
+        return _orjson_size(data)
     except TypeError:  # beyond orjson (integers over 64 bits, non-string keys)
-        return len(json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode())
+        return _standard_size(data)
+
+
+def _orjson_size(data: Any) -> int:
+    return len(orjson.dumps(data))
+
+
+def _standard_size(data: Any) -> int:
+    return len(json.dumps(data, ensure_ascii=False, separators=(",", ":"), default=str).encode())
 
 
 def jsonable(value: Any) -> Any:
@@ -92,27 +100,31 @@ def _shrunk(data: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     """Plain JSON `data` (a fresh copy) that does not fit, cut down to `max_bytes`."""
     bounded = data
     _clip_strings(bounded, max(64, max_bytes // 8))
-    while json_size(bounded) > max_bytes:
+    # One measure for the whole and its parts: the two encoders write some floats differently.
+    size_of = _orjson_size if _plain_json(bounded) is not None else _standard_size
+    while size_of(bounded) > max_bytes:
         lists = [k for k, v in bounded.items() if isinstance(v, list) and v]
         if not lists:
             # Nothing left to shorten: keep only the scalar fields that fit.
             return _scalars_within(bounded, max_bytes)
-        key = max(lists, key=lambda k: json_size(bounded[k]))
-        bounded[key] = _longest_prefix(bounded, key, max_bytes)
+        key = max(lists, key=lambda k: size_of(bounded[k]))
+        bounded[key] = _longest_prefix(bounded, key, max_bytes, size_of)
     return bounded
 
 
-def _longest_prefix(data: dict[str, Any], key: str, max_bytes: int) -> list[Any]:
+def _longest_prefix(
+    data: dict[str, Any], key: str, max_bytes: int, size_of: Callable[[Any], int]
+) -> list[Any]:
     """The longest prefix of `data[key]` that makes `data` fit (at least one item fewer).
 
     Compact JSON of a list is its items joined by commas, so each item is encoded once and the
     prefix sizes are summed, instead of encoding the whole of `data` per candidate length.
     """
     items: list[Any] = data[key]
-    size = json_size({**data, key: []})
+    size = size_of({**data, key: []})
     kept = 0
     for item in items[:-1]:
-        size += json_size(item) + (1 if kept else 0)
+        size += size_of(item) + (1 if kept else 0)
         if size > max_bytes:
             break
         kept += 1

@@ -83,8 +83,9 @@ def number_present(claim: Claim, numbers: Sequence[float]) -> bool:
     if claim.value <= 1:
         candidates.append((claim.value * 100, half_unit * 100))
     for wanted, rounding in candidates:
-        # |seen - wanted| <= rounding + 0.005 * max(|seen|, |wanted|) implies |seen - wanted| <= reach.
-        reach = (rounding + 0.005 * abs(wanted)) / 0.995
+        # |seen - wanted| <= rounding + 0.005 * max(|seen|, |wanted|) implies |seen - wanted| <= reach;
+        # widened a little, so a reading on the edge is not lost to float rounding of the window.
+        reach = (rounding + 0.005 * abs(wanted)) / 0.995 * (1 + 1e-9) + 1e-12
         index = bisect_left(numbers, wanted - reach)
         while index < len(numbers) and numbers[index] <= wanted + reach:
             seen = numbers[index]

@@ -47,3 +47,10 @@ def test_rounding_slack_and_percent_forms() -> None:
     assert number_present(claim(0.95, decimals=2), sorted([94.8, 1_000.0]))
     assert number_present(claim(1234), sorted([1_238.0]))  # within 0.5%
     assert not number_present(claim(1234), sorted([1_250.0, 12.0]))
+
+
+def test_a_reading_on_the_edge_of_the_tolerance_is_found() -> None:
+    # 0.1 may stand for 10 %: wanted 10.0, rounding 5.0; 15.0753... is within 5 + 0.5 % of it, at the edge.
+    claim = Claim("number", "0.1", 0.1, 1, False)
+    assert _full_scan(claim, [15.075376884422111])
+    assert number_present(claim, [15.075376884422111])

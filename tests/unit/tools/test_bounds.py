@@ -63,3 +63,13 @@ def test_driver_types_and_huge_integers_stay_exact() -> None:
     masked, cut, _ = masked_and_bounded(data, 4_096, mask=redact)
     assert not cut
     assert masked == {"id": 2**70, "at": "2026-01-02T00:00:00+00:00", "amount": 12.5, "nan": None}
+
+
+def test_a_result_beyond_orjson_is_measured_with_one_encoder() -> None:
+    # A huge integer sends the whole result to the standard encoder, which writes 1e-05 where
+    # orjson writes 1e-5: its parts must be measured the same way or lines that fit are dropped.
+    lines = [[1e-05] * 20 for _ in range(3_000)]
+    bounded, cut = bound_data({"id": 2**70, "lines": lines}, 65_536)
+    assert cut and json_size(bounded) <= 65_536
+    one_more = {**bounded, "lines": [*bounded["lines"], lines[0]]}
+    assert json_size(one_more) > 65_536
