@@ -10,12 +10,8 @@ never edited once recorded, which is what makes identity a sound key.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
 
 from tools.base import Evidence, EvidenceSource, EvidenceStatus
 from tools.digest.knowledge import clues_from, passages_from
@@ -25,6 +21,7 @@ from tools.digest.logs import patterns_from
 from tools.digest.metrics import anomalies_from
 from tools.digest.sql import summary_from
 from tools.facts import CaseClue, LogPattern, MetricAnomaly, RunbookPassage, SourceGap, SqlSummary
+from tools.identity_cache import IdentityCache
 
 # About six runs of distinct evidence (at most 40 items each); each entry keeps its data alive.
 CACHED_ITEMS = 256
@@ -62,40 +59,25 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
     return ItemFacts()
 
 
-_Key = tuple[int, EvidenceSource, EvidenceStatus, datetime, DigestLimits]
-
-
 class ItemFactsCache:
-    """A bounded, thread-safe LRU of `digest_item` results keyed by data identity, `now` and limits."""
+    """`digest_item` results keyed by data identity, source, status, `now` and limits."""
 
     def __init__(self, size: int = CACHED_ITEMS) -> None:
-        self._size = size
-        self._entries: OrderedDict[_Key, tuple[Mapping[str, Any], ItemFacts]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: IdentityCache[ItemFacts] = IdentityCache(size)
 
     def facts(self, item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemFacts:
         """The facts of `item` under its own id, computing them on a miss."""
         if not item.status.succeeded:
             return digest_item(item, now=now, limits=limits)  # a gap: cheap, and names the item's tool
         key = (id(item.data), item.source, item.status, now, limits)
-        with self._lock:
-            entry = self._entries.get(key)
-            # The entry holds its data alive, so no other object can have taken that id meanwhile.
-            if entry is not None:
-                self._entries.move_to_end(key)
-                return _labelled(entry[1], item.id)
-        facts = digest_item(item, now=now, limits=limits)
-        with self._lock:
-            self._entries[key] = (item.data, facts)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
-        return facts
+        facts, cached = self._cache.get_or_compute(
+            key, item.data, lambda: digest_item(item, now=now, limits=limits)
+        )
+        return _labelled(facts, item.id) if cached else facts
 
     def clear(self) -> None:
         """Forget every entry (tests, or to release the evidence the entries keep alive)."""
-        with self._lock:
-            self._entries.clear()
+        self._cache.clear()
 
 
 def _labelled(facts: ItemFacts, evidence_id: str) -> ItemFacts:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from tools.base import Evidence
+from tools.identity_cache import IdentityCache
 
 NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
 # Unix seconds between 2001 and 2100: rendered as ISO so "14:02" claims can be checked.
@@ -97,34 +96,21 @@ def read_item(item: Evidence) -> ItemText:
 
 
 class ItemTextCache:
-    """A bounded, thread-safe LRU of `read_item` results keyed by the item's content identity."""
+    """`read_item` results keyed by the item's content identity."""
 
     def __init__(self, size: int = CACHED_ITEMS) -> None:
-        self._size = size
-        self._entries: OrderedDict[tuple[int, int, str, str], tuple[Any, Any, ItemText]] = OrderedDict()
-        self._lock = threading.Lock()
+        self._cache: IdentityCache[ItemText] = IdentityCache(size)
 
     def read(self, item: Evidence) -> ItemText:
         """The cached text of `item`, reading it on a miss."""
         # Title and summary are part of the key by value: they are small and may differ for shared data.
         key = (id(item.data), id(item.query), item.title, item.summary)
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is not None:
-                self._entries.move_to_end(key)
-                return entry[2]
-        text = read_item(item)
-        with self._lock:
-            self._entries[key] = (item.data, item.query, text)
-            self._entries.move_to_end(key)
-            while len(self._entries) > self._size:
-                self._entries.popitem(last=False)
+        text, _ = self._cache.get_or_compute(key, (item.data, item.query), lambda: read_item(item))
         return text
 
     def clear(self) -> None:
         """Forget every entry (tests, or to release the data the entries keep alive)."""
-        with self._lock:
-            self._entries.clear()
+        self._cache.clear()
 
 
 def numbers_in(text: str) -> tuple[float, ...]:
