@@ -56,22 +56,22 @@ async def _open_streams(ctx: BenchContext, result: ItemResult) -> None:
                 "SUPERBIZ_MODEL__MAX_CONCURRENT_CALLS": "512",
                 "SUPERBIZ_MODEL__TIMEOUT_S": "180",
             }
-            with serve_process(env, Path("bench-results/memory-server.log")) as server:
-                async with client() as http:
-                    # Warm every code path and the fixed pools once, then let those runs end.
-                    release = asyncio.Event()
-                    warm = await _hold_streams(http, server.url, WARM_STREAMS, release, 0)
-                    release.set()
-                    await asyncio.gather(*warm, return_exceptions=True)
-                    await until(lambda: llm.in_flight == 0, 30.0)
-                    await asyncio.sleep(1.0)
-                    baseline = process_rss(server.pid)
-                    release = asyncio.Event()
-                    holders = await _hold_streams(http, server.url, count, release, 0)
-                    reached = await until(lambda: llm.in_flight >= count, 60.0)
-                    held = process_rss(server.pid)
-                    release.set()
-                    await asyncio.gather(*holders, return_exceptions=True)
+            log = Path("bench-results/memory-server.log")
+            async with serve_process(env, log) as server, client() as http:
+                # Warm every code path and the fixed pools once, then let those runs end.
+                release = asyncio.Event()
+                warm = await _hold_streams(http, server.url, WARM_STREAMS, release, 0)
+                release.set()
+                await asyncio.gather(*warm, return_exceptions=True)
+                await until(lambda: llm.in_flight == 0, 30.0)
+                await asyncio.sleep(1.0)
+                baseline = process_rss(server.pid)
+                release = asyncio.Event()
+                holders = await _hold_streams(http, server.url, count, release, 0)
+                reached = await until(lambda: llm.in_flight >= count, 60.0)
+                held = process_rss(server.pid)
+                release.set()
+                await asyncio.gather(*holders, return_exceptions=True)
     per_stream_kb = (held - baseline) / count / 1024
     result.add("open streams held (model call in flight)", llm.in_flight if not reached else count, "streams")
     result.add("RSS per open stream (service process)", per_stream_kb, "KB", STREAM_TARGET_KB)

@@ -6,11 +6,10 @@ and turn 2 to the other, and must keep its context (message pairs in the databas
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import uuid
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -27,11 +26,11 @@ from tests.bench.serving import postgres_database, serve_process
 SPEEDUP_TARGET = Target(">=", 1.7)
 
 
-@contextmanager
-def worker(database_url: str, redis_url: str, log: Path) -> Iterator[str]:
+@asynccontextmanager
+async def worker(database_url: str, redis_url: str, log: Path) -> AsyncIterator[str]:
     """One `superbiz serve` process on a free port; yields its base URL."""
     env = {"SUPERBIZ_DATABASE_URL": database_url, "SUPERBIZ_REDIS_URL": redis_url}
-    with serve_process(env, log) as served:
+    async with serve_process(env, log) as served:
         yield served.url
 
 
@@ -97,13 +96,13 @@ async def run(ctx: BenchContext) -> ItemResult:
     log = Path("bench-results/workers.log")
     log.parent.mkdir(parents=True, exist_ok=True)
     redis_url = ctx.endpoints.redis_url
-    with postgres_database(ctx.endpoints.pg_url) as url, ExitStack() as stack:
-        first = stack.enter_context(worker(url, redis_url, log))
-        one = await _load([first], ctx)
-        second = stack.enter_context(worker(url, redis_url, log))
-        two = await _load([first, second], ctx)
-        conversation = await _conversation([first, second], url, redis_url)
-        await asyncio.sleep(0)
+    with postgres_database(ctx.endpoints.pg_url) as url:
+        async with AsyncExitStack() as stack:
+            first = await stack.enter_async_context(worker(url, redis_url, log))
+            one = await _load([first], ctx)
+            second = await stack.enter_async_context(worker(url, redis_url, log))
+            two = await _load([first, second], ctx)
+            conversation = await _conversation([first, second], url, redis_url)
     result.add("one worker", one, "runs/s")
     result.add("two workers", two, "runs/s")
     result.add("two / one", two / one if one else float("nan"), "x", SPEEDUP_TARGET)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
-import subprocess
 import sys
 import tempfile
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -16,15 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psycopg
 from fastapi import FastAPI
-from sqlalchemy.engine import make_url
 
 from api.app import create_app
 from api.composition import Services
 from api.settings import Settings
 from persistence.db import upgrade_head
 from tests.support.live_server import free_port, live_server
+from tests.support.postgres import fresh_database
 
 # Admission and model concurrency are raised so that concurrency 64 and 200 open streams measure the
 # service, not its (correct) 503 answer; the JSON records these settings beside the figures.
@@ -46,29 +44,33 @@ class ServedProcess:
     pid: int
 
 
-@contextmanager
-def serve_process(env: Mapping[str, str], log: Path) -> Iterator[ServedProcess]:
+@asynccontextmanager
+async def serve_process(env: Mapping[str, str], log: Path) -> AsyncIterator[ServedProcess]:
     """One `superbiz serve` process on a free port with `env` on top of BENCH_ENV; stopped after."""
     port = free_port()
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("ab") as sink:
-        process = subprocess.Popen(
-            [str(SUPERBIZ), "serve", "--port", str(port)],
+        process = await asyncio.create_subprocess_exec(
+            str(SUPERBIZ),
+            "serve",
+            "--port",
+            str(port),
             env={**os.environ, **BENCH_ENV, **env},
             stdout=sink,
             stderr=sink,
         )
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_ready(url, process)
+        await _wait_ready(url, process)
         yield ServedProcess(url, process.pid)
     finally:
-        process.terminate()
-        try:
-            process.wait(15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(15)
+        if process.returncode is None:
+            process.terminate()
+            try:
+                await asyncio.wait_for(process.wait(), 15)
+            except TimeoutError:
+                process.kill()
+                await process.wait()
 
 
 def process_rss(pid: int) -> int:
@@ -79,17 +81,18 @@ def process_rss(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def _wait_ready(url: str, process: subprocess.Popen[bytes]) -> None:
+async def _wait_ready(url: str, process: asyncio.subprocess.Process) -> None:
     deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"superbiz serve exited with {process.returncode}")
-        try:
-            if httpx.get(f"{url}/readyz", timeout=1).status_code == 200:
-                return
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)
+    async with httpx.AsyncClient(timeout=1) as http:
+        while time.monotonic() < deadline:
+            if process.returncode is not None:
+                raise RuntimeError(f"superbiz serve exited with {process.returncode}")
+            try:
+                if (await http.get(f"{url}/readyz")).status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            await asyncio.sleep(0.1)
     raise RuntimeError("superbiz serve did not become ready")
 
 
@@ -111,17 +114,9 @@ def sqlite_database() -> Iterator[str]:
 @contextmanager
 def postgres_database(server_url: str) -> Iterator[str]:
     """A fresh, migrated PostgreSQL database, dropped afterwards."""
-    name = f"superbiz_bench_{uuid.uuid4().hex[:10]}"
-    admin = _libpq(server_url, "postgres")
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(server_url).set(database=name).render_as_string(hide_password=False)
-    try:
+    with fresh_database(server_url, "superbiz_bench") as url:
         upgrade_head(url)
         yield url
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextmanager
@@ -164,9 +159,3 @@ async def served(settings: Settings) -> AsyncIterator[tuple[FastAPI, str]]:
 def services(app: FastAPI) -> Services:
     found: Services = app.state.services
     return found
-
-
-def _libpq(url: str, database: str) -> str:
-    """A libpq connection string for `database` on the server of a SQLAlchemy URL."""
-    parsed = make_url(url).set(drivername="postgresql", database=database)
-    return parsed.render_as_string(hide_password=False)

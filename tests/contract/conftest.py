@@ -12,10 +12,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import psycopg
 import pytest
 from redis.asyncio import Redis
-from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import async_sessionmaker
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -28,26 +26,15 @@ from persistence.sessions import (
     SessionContextStore,
 )
 from tests.conftest import require_service_url
-
-
-def _libpq(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+from tests.support.postgres import fresh_database
 
 
 @pytest.fixture(scope="session")
 def pg_run_database() -> Iterator[str]:
     """A fresh, migrated PostgreSQL database for this test session; dropped at the end."""
-    admin_url = require_service_url("SUPERBIZ_TEST_PG_URL")
-    name = f"superbiz_contract_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-    try:
+    with fresh_database(require_service_url("SUPERBIZ_TEST_PG_URL"), "superbiz_contract") as url:
         upgrade_head(url)
         yield url
-    finally:
-        with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

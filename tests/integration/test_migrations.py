@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import threading
-import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import psycopg
 import pytest
 import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 
 from persistence.db import (
     check_drift,
@@ -23,13 +20,10 @@ from persistence.db import (
     upgrade_head,
 )
 from tests.conftest import require_service_url
+from tests.support.postgres import fresh_database
 
 APP_TABLES = {"chat_session", "diagnosis_run", "agent_step", "tool_invocation", "case_library"}
 FIRST = "0001_initial"
-
-
-def _libpq(url: str) -> str:
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -38,15 +32,8 @@ def empty_db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield f"sqlite+aiosqlite:///{tmp_path / 'not-yet' / 'app.db'}"
         return
-    admin_url = require_service_url("SUPERBIZ_TEST_PG_URL")
-    name = f"superbiz_migrations_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    with fresh_database(require_service_url("SUPERBIZ_TEST_PG_URL"), "superbiz_migrations") as url:
+        yield url
 
 
 def _engine(url: str) -> sa.Engine:
@@ -193,20 +180,15 @@ def test_downgrading_the_trace_column_keeps_rows_and_children(empty_db_url: str)
 
 @pytest.mark.postgres
 def test_workers_migrating_postgres_at_once_both_succeed() -> None:
-    admin_url = require_service_url("SUPERBIZ_TEST_PG_URL")
-    name = f"superbiz_migrations_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}"')
-    url = make_url(admin_url).set(database=name).render_as_string(hide_password=False)
-    errors: list[BaseException] = []
+    with fresh_database(require_service_url("SUPERBIZ_TEST_PG_URL"), "superbiz_migrations") as url:
+        errors: list[BaseException] = []
 
-    def migrate() -> None:
-        try:
-            upgrade_head(url)
-        except BaseException as error:  # collected and asserted below
-            errors.append(error)
+        def migrate() -> None:
+            try:
+                upgrade_head(url)
+            except BaseException as error:  # collected and asserted below
+                errors.append(error)
 
-    try:
         workers = [threading.Thread(target=migrate) for _ in range(4)]
         for worker in workers:
             worker.start()
@@ -215,6 +197,3 @@ def test_workers_migrating_postgres_at_once_both_succeed() -> None:
         assert errors == []
         assert current_revision(url) == head_revision()
         assert check_drift(url) == []
-    finally:
-        with psycopg.connect(_libpq(admin_url), autocommit=True) as admin:
-            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
