@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
 
 from fastapi import FastAPI
@@ -62,3 +63,9 @@ async def test_sql_tool_fails_closed_for_the_application_database(app: FastAPI) 
         evidence = await toolbox.call("query_mysql", {"datasource": name, "statement": "SELECT 1"}, run)
         assert evidence.status is EvidenceStatus.REJECTED
         assert "chat_session" not in str(evidence.data)
+
+
+def test_a_started_app_freezes_its_start_up_heap_and_collects_young_objects_less_often(app: FastAPI) -> None:
+    # Both measured as event-loop pauses under load (see api.app._tune_collector).
+    assert gc.get_freeze_count() > 10_000
+    assert gc.get_threshold()[0] >= 10_000

@@ -6,10 +6,14 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
 from tools.base import Series, SeriesRef, SourceHealth, Sources, TimeWindow
 from tools.evidence_store import EvidenceCache, RunEvidence
 from tools.limits import ToolLimits
 from tools.toolbox import Toolbox
+from tools.toolbox.telemetry import _extremes_by_bucket
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 START = int(NOW.timestamp()) - 7_200
@@ -86,3 +90,30 @@ async def test_points_without_a_reading_are_dropped_and_the_summary_reads_the_re
     assert len(kept) == 478 and all(math.isfinite(v) for _, v in kept)
     assert kept[-1][0] == samples[479][0]  # the newest point with a reading
     assert "max 999.5" in evidence.summary and f"last {samples[479][1]:.4g}" in evidence.summary
+
+
+def _reference_extremes(samples: list[tuple[float, float]], at_most: int) -> list[tuple[float, float]]:
+    """The definition: per equal time bucket, the first lowest and first highest point, in time order."""
+    buckets = max(1, at_most // 2)
+    size = len(samples) / buckets
+    kept: list[tuple[float, float]] = []
+    for n in range(buckets):
+        bucket = samples[int(n * size) : int((n + 1) * size)]
+        if bucket:
+            low, high = min(bucket, key=lambda p: p[1]), max(bucket, key=lambda p: p[1])
+            kept += [low] if low is high else sorted([low, high])
+    return kept if kept[-1] is samples[-1] else [*kept, samples[-1]]
+
+
+@given(
+    values=st.lists(
+        st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, 1e9]) | st.floats(-1e6, 1e6), min_size=2, max_size=300
+    ),
+    at_most=st.integers(1, 120),
+)
+def test_bucket_extremes_match_their_definition(values: list[float], at_most: int) -> None:
+    assume(at_most < len(values))  # thinning is only asked for when a series has more points
+    samples = [(float(START + 15 * n), value) for n, value in enumerate(values)]
+    thinned = _extremes_by_bucket(samples, at_most)
+    expected = _reference_extremes(samples, at_most)
+    assert [id(p) for p in thinned] == [id(p) for p in expected]

@@ -43,9 +43,7 @@ class FakeMetrics:
     async def now(self) -> datetime:
         return NOW
 
-    async def list_series(
-        self, *, match: str | None, window: TimeWindow, limit: int
-    ) -> list[SeriesRef]:
+    async def list_series(self, *, match: str | None, window: TimeWindow, limit: int) -> list[SeriesRef]:
         self.calls.append({"match": match})
         return [SeriesRef(s.metric, s.labels) for s in self.series][:limit]
 
@@ -109,9 +107,7 @@ class FakeSql:
     async def list_tables(self, *, datasource: str, limit: int) -> list[str]:
         return ["orders"]
 
-    async def query(
-        self, *, datasource: str, statement: str, max_rows: int, timeout_ms: int
-    ) -> SqlResult:
+    async def query(self, *, datasource: str, statement: str, max_rows: int, timeout_ms: int) -> SqlResult:
         rows = [[i, "paid"] for i in range(min(self.rows, max_rows))]
         return SqlResult(["id", "status"], rows, truncated=self.rows > max_rows)
 
@@ -126,9 +122,7 @@ def _run() -> RunEvidence:
 
 def _series(points: int, count: int = 1) -> list[Series]:
     return [
-        Series(
-            "latency", {"service": "pay", "pod": str(n)}, [(float(t), 0.5) for t in range(points)]
-        )
+        Series("latency", {"service": "pay", "pod": str(n)}, [(float(t), 0.5) for t in range(points)])
         for n in range(count)
     ]
 
@@ -168,9 +162,7 @@ async def test_backend_exception_text_never_reaches_evidence(
 ) -> None:
     metrics = FakeMetrics(_series(3))
     metrics.error = RuntimeError(SECRET)
-    evidence = await _toolbox(Sources(metrics=metrics)).call(
-        "query_promql", {"promql": "up"}, _run()
-    )
+    evidence = await _toolbox(Sources(metrics=metrics)).call("query_promql", {"promql": "up"}, _run())
     assert evidence.status is EvidenceStatus.ERROR
     assert "hunter2" not in json.dumps([evidence.summary, evidence.title, evidence.data])
     assert "hunter2" in caplog.text  # the operator still gets the real error in the log
@@ -179,9 +171,7 @@ async def test_backend_exception_text_never_reaches_evidence(
 async def test_source_error_keeps_status_and_public_message() -> None:
     metrics = FakeMetrics()
     metrics.error = SourceError("Prometheus rejected the query.", status=EvidenceStatus.REJECTED)
-    evidence = await _toolbox(Sources(metrics=metrics)).call(
-        "query_promql", {"promql": "up"}, _run()
-    )
+    evidence = await _toolbox(Sources(metrics=metrics)).call("query_promql", {"promql": "up"}, _run())
     assert evidence.status is EvidenceStatus.REJECTED
     assert evidence.summary == "Prometheus rejected the query."
 
@@ -298,6 +288,24 @@ async def test_query_logs_builds_escaped_logql() -> None:
     assert logs.queries == ['{service="pay", level=~"(?i)err(or)?"} |= "say \\"hi\\""']
     assert len(evidence.data["lines"]) == 2
     assert evidence.data["lines"][0]["message"] == "boom"
+
+
+class ManyLogs(FakeLogs):
+    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
+        return [
+            LogLine(NOW, {"service": "pay", "level": "error"}, f"line {n} " + "x" * 200) for n in range(limit)
+        ]
+
+
+async def test_logs_over_the_byte_cap_keep_the_first_lines_that_fit_and_say_how_many_came() -> None:
+    toolbox = _toolbox(Sources(logs=ManyLogs()), max_result_bytes=4_096, max_log_lines=100)
+    evidence = await toolbox.call("query_logs", {"service": "pay"}, _run())
+    lines = evidence.data["lines"]
+    assert evidence.truncated and evidence.bytes <= 4_096
+    assert [line["message"].split()[1] for line in lines] == [str(n) for n in range(len(lines))]
+    one_more = {"lines": [*lines, lines[-1]]}
+    assert len(json.dumps(one_more, separators=(",", ":"))) > 4_096  # the longest prefix that fits
+    assert evidence.summary.startswith("100 log lines") and evidence.summary.endswith("[truncated]")
 
 
 async def test_langchain_tools_go_through_the_same_call() -> None:
