@@ -26,7 +26,7 @@ def discover(items: Iterable[Evidence]) -> Discovery:
         data = item.data
         if item.tool == "list_metrics":
             for ref in _mappings(data.get("series")):
-                labels = {str(k): str(v) for k, v in (ref.get("labels") or {}).items()}
+                labels = _text_labels(ref.get("labels"))
                 sets = metrics.setdefault(str(ref.get("metric", "")), [])
                 if len(sets) < MAX_LABEL_SETS_PER_METRIC:
                     sets.append(labels)
@@ -57,3 +57,13 @@ def _mappings(value: Any) -> Sequence[Mapping[str, Any]]:
 
 def _unique(names: Iterable[str]) -> list[str]:
     return [name for name in dict.fromkeys(names) if name]
+
+
+def _text_labels(labels: Any) -> dict[str, str]:
+    """The label set as text. Bounded tool data is already JSON text, so the usual set is shared,
+    not copied: a run holds its discovery for the whole planning round."""
+    if not isinstance(labels, dict):
+        return {}
+    if all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):
+        return labels
+    return {str(k): str(v) for k, v in labels.items()}

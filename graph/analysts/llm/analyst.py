@@ -15,6 +15,7 @@ from typing import Any, TypeVar, cast
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable
 from pydantic import BaseModel, ValidationError
 
 from graph.analysts.base import (
@@ -66,59 +67,78 @@ class LlmAnalyst:
         self._model = model
         self._gate = gate
         self._rules = RuleAnalyst()
+        # One structured-output runnable per answer schema, built once: building it per call copied
+        # the model and converted the schema again, ~12 KB held by every stream awaiting the model.
+        self._structured: dict[type[BaseModel], Runnable[Any, Any]] = {}
 
     async def route(self, request: RouteRequest, meter: ModelMeter) -> Route:
         if (sure := confident_route(request)) is not None:
             return sure
-        payload = {
-            "question": request.query,
-            "flow": request.flow,
-            "prior_turns": history_view(request.history),
-            "services": list(request.services),
-        }
+        # Each payload is compacted where it is built: only its text stays alive during the call.
+        payload = compact(
+            {
+                "question": request.query,
+                "flow": request.flow,
+                "prior_turns": history_view(request.history),
+                "services": list(request.services),
+            }
+        )
         return await self._ask(Route, ROUTE_PROMPT, payload, meter)
 
     async def plan(self, request: PlanRequest, meter: ModelMeter) -> Plan:
         if not asks_model_to_plan(request):
             return await self._rules.plan(request, meter)
-        payload = {
-            "question": request.route.resolved_query,
-            "services_named": list(request.route.services),
-            "round": request.round,
-            "tool_names": list(request.tool_names),
-            "datasources": list(request.datasources),
-            "remaining_tool_calls": request.remaining_tool_calls,
-            "discovered": discovery_view(request.discovery),
-            **_evidence_and_digest(request.evidence, request.digest),
-        }
+        payload = compact(
+            {
+                "question": request.route.resolved_query,
+                "services_named": list(request.route.services),
+                "round": request.round,
+                "tool_names": list(request.tool_names),
+                "datasources": list(request.datasources),
+                "remaining_tool_calls": request.remaining_tool_calls,
+                "discovered": discovery_view(request.discovery),
+                **_evidence_and_digest(request.evidence, request.digest),
+            }
+        )
         plan = await self._ask(Plan, PLAN_PROMPT, payload, meter)
         # The model is told the budget; an overshoot is trimmed here rather than ending the run.
         return Plan(calls=plan.calls[: request.remaining_tool_calls])
 
     async def diagnose(self, request: DiagnoseRequest, meter: ModelMeter) -> Draft:
-        payload = {
-            "question": request.route.resolved_query,
-            "route": request.route.route,
-            "now": request.now,
-            **_evidence_and_digest(request.evidence, request.digest),
-        }
+        payload = compact(
+            {
+                "question": request.route.resolved_query,
+                "route": request.route.route,
+                "now": request.now,
+                **_evidence_and_digest(request.evidence, request.digest),
+            }
+        )
         return await self._ask(Draft, DIAGNOSE_PROMPT, payload, meter)
 
     async def repair(self, request: RepairRequest, meter: ModelMeter) -> Repair:
-        payload = {
-            "question": request.route.resolved_query,
-            "draft": request.draft.model_dump(),
-            "violations": list(request.violations)[:20],
-            "may_gather": request.may_gather,
-            **_evidence_and_digest(request.evidence, request.digest, REPAIR_FACTS_PER_KIND),
-        }
+        payload = compact(
+            {
+                "question": request.route.resolved_query,
+                "draft": request.draft.model_dump(),
+                "violations": list(request.violations)[:20],
+                "may_gather": request.may_gather,
+                **_evidence_and_digest(request.evidence, request.digest, REPAIR_FACTS_PER_KIND),
+            }
+        )
         repair = await self._ask(Repair, REPAIR_PROMPT, payload, meter)
         return repair.model_copy(update={"calls": repair.calls[: request.remaining_tool_calls]})
 
-    async def _ask(self, schema: type[M], prompt: str, payload: dict[str, Any], meter: ModelMeter) -> M:
+    def _structured_output(self, schema: type[BaseModel]) -> Runnable[Any, Any]:
+        if schema not in self._structured:
+            self._structured[schema] = self._model.with_structured_output(
+                schema, method="function_calling", include_raw=True
+            )
+        return self._structured[schema]
+
+    async def _ask(self, schema: type[M], prompt: str, payload: str, meter: ModelMeter) -> M:
         meter.charge_model_call()
-        runnable = self._model.with_structured_output(schema, method="function_calling", include_raw=True)
-        messages = [SystemMessage(prompt), HumanMessage(compact(payload))]
+        runnable = self._structured_output(schema)
+        messages = [SystemMessage(prompt), HumanMessage(payload)]
         async with self._gate.slot():
             try:
                 out = cast(dict[str, Any], await runnable.ainvoke(messages))
