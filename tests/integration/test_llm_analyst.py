@@ -20,6 +20,7 @@ from tests.support.scripted_llm import (
     Malformed,
     ScriptedLLM,
     Sleep,
+    Text,
     ToolCall,
 )
 from tests.unit.graph.factories import FakeToolbox, RecordingObserver, run_parts
@@ -164,6 +165,9 @@ async def test_repeated_bad_drafts_end_in_fallback(llm: ScriptedLLM) -> None:
         (HttpError(500), "http_error"),
         (HttpError(429, "rate limited"), "http_error"),
         (Garbage(), "malformed_output"),
+        (Text("The database is down."), "malformed_output"),  # prose instead of the forced call
+        (ToolCall(GOOD, name="Repair"), "malformed_output"),  # another function than the forced one
+        (ToolCall({"summary": 42}), "malformed_output"),  # the forced call, arguments off-schema
         (Sleep(5.0), "timeout"),
     ],
 )

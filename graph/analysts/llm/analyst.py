@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any, TypeVar, cast
+from functools import cache
+from typing import Any, TypeVar
 
 import openai
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
 from graph.analysts.base import (
@@ -67,9 +69,10 @@ class LlmAnalyst:
         self._model = model
         self._gate = gate
         self._rules = RuleAnalyst()
-        # One structured-output runnable per answer schema, built once: building it per call copied
-        # the model and converted the schema again, ~12 KB held by every stream awaiting the model.
-        self._structured: dict[type[BaseModel], Runnable[Any, Any]] = {}
+        # One tool-calling binding per answer schema, built once: `with_structured_output` per call
+        # copied the model, converted the schema and wrapped the call in a parser map and fallbacks,
+        # ~15 KB held by every stream awaiting the model.
+        self._bindings: dict[type[BaseModel], Runnable[Any, Any]] = {}
 
     async def route(self, request: RouteRequest, meter: ModelMeter) -> Route:
         if (sure := confident_route(request)) is not None:
@@ -128,20 +131,19 @@ class LlmAnalyst:
         repair = await self._ask(Repair, REPAIR_PROMPT, payload, meter)
         return repair.model_copy(update={"calls": repair.calls[: request.remaining_tool_calls]})
 
-    def _structured_output(self, schema: type[BaseModel]) -> Runnable[Any, Any]:
-        if schema not in self._structured:
-            self._structured[schema] = self._model.with_structured_output(
-                schema, method="function_calling", include_raw=True
+    def _tool_calling(self, schema: type[BaseModel]) -> Runnable[Any, Any]:
+        if schema not in self._bindings:
+            self._bindings[schema] = self._model.bind_tools(
+                [schema], tool_choice=tool_name(schema), parallel_tool_calls=False
             )
-        return self._structured[schema]
+        return self._bindings[schema]
 
     async def _ask(self, schema: type[M], prompt: str, payload: str, meter: ModelMeter) -> M:
         meter.charge_model_call()
-        runnable = self._structured_output(schema)
         messages = [SystemMessage(prompt), HumanMessage(payload)]
         async with self._gate.slot():
             try:
-                out = cast(dict[str, Any], await runnable.ainvoke(messages))
+                answer = await self._tool_calling(schema).ainvoke(messages)
             except openai.APITimeoutError:
                 raise AnalystUnavailable("timeout") from None
             except openai.APIStatusError as failure:
@@ -151,13 +153,28 @@ class LlmAnalyst:
                 raise AnalystUnavailable("model_error") from None
             except (ValidationError, ValueError):
                 raise AnalystUnavailable("malformed_output") from None
-        raw = out.get("raw")
-        if isinstance(raw, AIMessage) and raw.usage_metadata:
-            meter.add_tokens(raw.usage_metadata.get("total_tokens", 0))
-        parsed = out.get("parsed")
-        if out.get("parsing_error") is not None or not isinstance(parsed, schema):
+        if not isinstance(answer, AIMessage):
             raise AnalystUnavailable("malformed_output")
-        return parsed
+        if answer.usage_metadata:
+            meter.add_tokens(answer.usage_metadata.get("total_tokens", 0))
+        return _parsed(schema, answer)
+
+
+@cache
+def tool_name(schema: type[BaseModel]) -> str:
+    """The function name the model is forced to call for `schema` (its title, as LangChain writes it)."""
+    return str(convert_to_openai_tool(schema)["function"]["name"])
+
+
+def _parsed(schema: type[M], answer: AIMessage) -> M:
+    """The forced function call's arguments as `schema`; anything else is malformed output."""
+    calls = answer.tool_calls
+    if not calls or calls[0]["name"] != tool_name(schema):
+        raise AnalystUnavailable("malformed_output")
+    try:
+        return schema.model_validate(calls[0]["args"])
+    except ValidationError:
+        raise AnalystUnavailable("malformed_output") from None
 
 
 def _evidence_and_digest(
