@@ -16,7 +16,7 @@ from typing import Any
 
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.engine import DiagnosisEngine
-from api.run_control import RunControl, end_reason
+from api.run_control import RunControl, end_reason, next_or_idle
 from api.run_recorder import RunRecorder
 from graph.runner import RunFailed, RunRequest, RunResult
 from persistence.runs import RunStore
@@ -283,16 +283,20 @@ def _combined_trace(results: Sequence[tuple[AlertGroupRef, RunResult | None]]) -
 
 
 async def aiops_frames(
-    opened: OpenedRun, use_case: AiOpsUseCase, *, cancel_grace_s: float, queue_size: int
-) -> AsyncGenerator[dict[str, Any]]:
-    """The legacy `message` frames: metadata first, then content messages, then done or error."""
+    opened: OpenedRun, use_case: AiOpsUseCase, *, cancel_grace_s: float, queue_size: int, ping_s: float
+) -> AsyncGenerator[dict[str, Any] | None]:
+    """The legacy `message` frames: metadata first, then content messages, then done or error;
+    None after every `ping_s` of silence (the transport sends a keep-alive)."""
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=queue_size)
     control = use_case.start(opened, queue)
     finished = False
     try:
         yield {"type": "metadata", "data": {"sessionId": opened.session_id, "runId": opened.run_id}}
         while True:
-            message = await queue.get()
+            message = await next_or_idle(queue, ping_s)
+            if message is None:
+                yield None
+                continue
             if message["type"] in ("done", "error"):
                 finished = True
             yield message

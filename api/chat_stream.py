@@ -18,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 from api.admission import Permit
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.errors import ApiError, Unavailable
-from api.run_control import end_reason
+from api.run_control import end_reason, next_or_idle
 from api.sse import ChatProtocol, ProtocolViolation
 
 if TYPE_CHECKING:  # composition imports the use cases this module maps: no import cycle at run time
@@ -62,16 +62,21 @@ def _frames(protocol: ChatProtocol, kind: str, data: tuple[Any, ...]) -> list[Se
 
 
 async def chat_frames(
-    opened: OpenedRun, use_case: ChatUseCase, *, queue_size: int, cancel_grace_s: float
+    opened: OpenedRun, use_case: ChatUseCase, *, queue_size: int, cancel_grace_s: float, ping_s: float
 ) -> AsyncIterator[ServerSentEvent]:
-    """metadata → status* → content|failure → done, or a cancelled run when the client leaves."""
+    """metadata → status* → content|failure → done, a keep-alive comment after every `ping_s` of
+    silence, or a cancelled run when the client leaves."""
     protocol = ChatProtocol()
     events = StreamEvents(queue_size)
     control = use_case.start(opened, events)
     try:
         yield protocol.metadata(opened.session_id, opened.run_id)
         while not protocol.terminal:
-            kind, data = await events.queue.get()
+            event = await next_or_idle(events.queue, ping_s)
+            if event is None:
+                yield keep_alive()
+                continue
+            kind, data = event
             try:
                 frames = _frames(protocol, kind, data)
             except ProtocolViolation:
@@ -114,10 +119,15 @@ def streaming_response(
         services.metrics.active_streams.dec()
         permit.release()
 
-    limits = services.settings.chat
+    # ping=0: the frames send their own keep-alives when idle (`next_or_idle`).
     return AdmittedEventSourceResponse(
-        frames, on_close=close, ping=limits.sse_ping_s, send_timeout=limits.sse_send_timeout_s
+        frames, on_close=close, ping=0, send_timeout=services.settings.chat.sse_send_timeout_s
     )
+
+
+def keep_alive() -> ServerSentEvent:
+    """A comment frame: clients ignore it, proxies see traffic on an idle stream."""
+    return ServerSentEvent(comment="ping")
 
 
 class AdmittedEventSourceResponse(EventSourceResponse):

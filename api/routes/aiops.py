@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.aiops_use_case import aiops_frames
-from api.chat_stream import admit_and_open, streaming_response
+from api.chat_stream import admit_and_open, keep_alive, streaming_response
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import ApiError
 from api.schemas import AiOpsRequest
@@ -40,12 +40,15 @@ async def _body(request: Request) -> AiOpsRequest:
         raise InvalidBody() from None
 
 
-async def _as_sse(messages: AsyncGenerator[dict[str, Any]]) -> AsyncIterator[ServerSentEvent]:
+async def _as_sse(messages: AsyncGenerator[dict[str, Any] | None]) -> AsyncIterator[ServerSentEvent]:
     # aclosing: when the client leaves, the inner stream's cleanup (cancelling the run) runs now,
     # not whenever the garbage collector finalises it.
     async with contextlib.aclosing(messages) as inner:
         async for message in inner:
-            yield ServerSentEvent(event="message", data=json.dumps(message, separators=(",", ":")))
+            if message is None:
+                yield keep_alive()
+            else:
+                yield ServerSentEvent(event="message", data=json.dumps(message, separators=(",", ":")))
 
 
 @router.post(
@@ -73,6 +76,10 @@ async def ai_ops(request: Request, services: ServicesDep, principal: PrincipalDe
     )
     limits = services.settings.chat
     frames = aiops_frames(
-        opened, services.aiops, cancel_grace_s=limits.cancel_grace_s, queue_size=limits.max_aiops_groups + 4
+        opened,
+        services.aiops,
+        cancel_grace_s=limits.cancel_grace_s,
+        queue_size=limits.max_aiops_groups + 4,
+        ping_s=limits.sse_ping_s,
     )
     return streaming_response(services, permit, _as_sse(frames))

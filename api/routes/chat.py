@@ -37,6 +37,10 @@ async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep
         lambda: services.chat.open(session_id=body.session_id, query=body.query, principal=principal),
     )
     frames = chat_frames(
-        opened, services.chat, queue_size=limits.max_status_events + 4, cancel_grace_s=limits.cancel_grace_s
+        opened,
+        services.chat,
+        queue_size=limits.max_status_events + 4,
+        cancel_grace_s=limits.cancel_grace_s,
+        ping_s=limits.sse_ping_s,
     )
     return streaming_response(services, permit, frames)
