@@ -14,6 +14,7 @@ from typing import Any, cast
 import sqlalchemy as sa
 from sqlmodel import select
 from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlmodel.sql.expression import Select
 
 from persistence.records import bounded
 from persistence.tables import SUMMARY_CHARS, AgentStep, DiagnosisRun, ToolInvocation, utcnow
@@ -72,23 +73,36 @@ async def insert_trace_rows(
     already stored); nothing is written to an unknown or finished run."""
     if not steps and not tools:
         return
-    running = select(_RUNS.c.session_id).where(_RUNS.c.run_id == run_id, _RUNS.c.status == "RUNNING")
-    session_id = (await db.exec(running)).first()
-    if session_id is None:
+    # One round trip for the run's state and both tables' last numbers: on SQLite every statement
+    # of a transaction holds the only connection across an event-loop turn.
+    found = (await db.exec(_running_with_last_seqs(run_id))).first()
+    if found is None:
         return
-    await _insert(db, _STEPS, run_id, session_id, [draft.row() for draft in steps])
-    await _insert(db, _TOOLS, run_id, session_id, [draft.row() for draft in tools])
+    session_id, last_step, last_tool = cast(tuple[str, int, int], found)
+    await _insert(db, _STEPS, run_id, session_id, int(last_step), [draft.row() for draft in steps])
+    await _insert(db, _TOOLS, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
+
+
+def _running_with_last_seqs(run_id: str) -> Select[tuple[str, int, int]]:
+    def last_seq(table: sa.Table) -> sa.ScalarSelect[int]:
+        return (
+            sa.select(sa.func.coalesce(sa.func.max(table.c.seq), 0))
+            .where(table.c.run_id == run_id)
+            .scalar_subquery()
+        )
+
+    return select(_RUNS.c.session_id, last_seq(_STEPS), last_seq(_TOOLS)).where(
+        _RUNS.c.run_id == run_id, _RUNS.c.status == "RUNNING"
+    )
 
 
 async def _insert(
-    db: AsyncSession, table: sa.Table, run_id: str, session_id: str, rows: list[dict[str, Any]]
+    db: AsyncSession, table: sa.Table, run_id: str, session_id: str, last_seq: int, rows: list[dict[str, Any]]
 ) -> None:
     if not rows:
         return
-    last = select(sa.func.coalesce(sa.func.max(table.c.seq), 0)).where(table.c.run_id == run_id)
-    first_seq = int((await db.exec(last)).one()) + 1
     numbered = [
-        {"run_id": run_id, "session_id": session_id, "seq": first_seq + i, **row}
+        {"run_id": run_id, "session_id": session_id, "seq": last_seq + 1 + i, **row}
         for i, row in enumerate(rows)
     ]
     await db.exec(sa.insert(table), params=numbered)
