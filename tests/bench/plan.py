@@ -35,7 +35,7 @@ FULL = Sizes(
     growth_runs=2_000,
     growth_budget_s=150.0,
     db_cost_runs=5,
-    scale_out_runs=160,
+    scale_out_runs=320,
     scale_out_concurrency=16,
     economy_runs=3,
 )

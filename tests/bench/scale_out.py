@@ -1,12 +1,13 @@
 """Item 6: one and two `superbiz serve` worker processes sharing PostgreSQL and Redis.
 
-The client round-robins runs over the workers; a two-turn conversation is sent turn 1 to one worker
-and turn 2 to the other, and must keep its context (message pairs in the database, turns in Redis).
+The client sends each run to the worker with the fewest runs in flight, as a least-connections load
+balancer would (round-robin kept feeding a worker that had fallen behind while the other idled); a
+two-turn conversation is sent turn 1 to one worker and turn 2 to the other, and must keep its context
+(message pairs in the database, turns in Redis).
 """
 
 from __future__ import annotations
 
-import itertools
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -18,7 +19,7 @@ import redis.asyncio as aioredis
 from sqlalchemy.engine import make_url
 
 from tests.bench.figures import ItemResult, Target
-from tests.bench.load import chat_run, client, closed_loop
+from tests.bench.load import RunTiming, chat_run, client, closed_loop
 from tests.bench.plan import BenchContext
 from tests.bench.raw_client import RawChatClient
 from tests.bench.serving import postgres_database, serve_process
@@ -35,15 +36,26 @@ async def worker(database_url: str, redis_url: str, log: Path) -> AsyncIterator[
 
 
 async def _load(urls: list[str], ctx: BenchContext) -> float:
-    """Runs/s over the workers, round-robin, from the raw-socket client (see `raw_client`)."""
+    """Runs/s over the workers, least runs in flight first, from the raw-socket client (`raw_client`)."""
     async with client() as http:
         for url in urls:
             await chat_run(http, url)  # warm each worker
     clients = [RawChatClient(url) for url in urls]
-    ring = itertools.cycle(clients)
+    in_flight = dict.fromkeys(range(len(clients)), 0)
+
+    async def least_busy(index: int) -> RunTiming:
+        # A least-connections balancer: round-robin would keep feeding a worker that has fallen
+        # behind while the other one idles.
+        chosen = min(in_flight, key=lambda n: (in_flight[n], n))
+        in_flight[chosen] += 1
+        try:
+            return await clients[chosen].run(index)
+        finally:
+            in_flight[chosen] -= 1
+
     try:
         load = await closed_loop(
-            lambda index: next(ring).run(index),
+            least_busy,
             concurrency=ctx.sizes.scale_out_concurrency,
             total=ctx.sizes.scale_out_runs,
         )
