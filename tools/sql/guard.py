@@ -71,7 +71,7 @@ def _refuse(reason: str) -> GuardVerdict:
 
 # A verdict depends only on the text and the dialect, and a planner asks the same statements run
 # after run: parsing one with sqlglot costs about a millisecond of event-loop time.
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=256)
 def check_read_only(statement: str, *, dialect: Dialect) -> GuardVerdict:
     """Allow only a single read statement in `dialect`; refuse everything else with a reason."""
     try:
