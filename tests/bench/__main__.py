@@ -1,4 +1,9 @@
-"""`python -m tests.bench [--quick] [--only NAME ...] [--out FILE]`: run, print the table, write JSON."""
+"""`python -m tests.bench [--quick] [--only NAME ...] [--out FILE]`: run, print the table, write JSON.
+
+Each item runs in a Python process of its own, as a deployed service starts fresh: in one shared
+process, what an item left behind (its heap, warm caches, idle executor threads) skewed the next
+one (parallel evidence read 1.20x after the orchestration item, 1.12x on its own).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,10 @@ import argparse
 import asyncio
 import logging
 import os
+import pickle
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Awaitable, Callable
@@ -50,25 +58,46 @@ def _arguments() -> argparse.Namespace:
     )
     parser.add_argument("--out", type=Path, default=Path("bench-results/latest.json"))
     parser.add_argument("--log", type=Path, default=Path("bench-results/bench.log"))
+    # Internal: run one item in this process and pickle its result to this file (see run_items).
+    parser.add_argument("--result-file", type=Path, help=argparse.SUPPRESS)
     return parser.parse_args()
 
 
-async def run_items(names: list[str], ctx: BenchContext) -> list[ItemResult]:
-    """Run the named items one after the other; a failing item is reported, not fatal."""
+def run_items(names: list[str], *, quick: bool, log: Path) -> list[ItemResult]:
+    """Run the named items one after the other, each in a fresh process; a failing item is
+    reported, not fatal."""
     results: list[ItemResult] = []
     for name in names:
         started = time.monotonic()
         print(f"bench: {name} ...", file=sys.stderr, flush=True)
-        try:
-            result = await ITEMS[name](ctx)
-        except Exception as error:  # the outer edge of one item: the others still run
-            logging.getLogger("superbiz.bench").exception("item %s failed", name)
-            result = ItemResult(name, name, error=f"{type(error).__name__}: {error}"[:200])
-            traceback.print_exc()
+        result = _in_own_process(name, quick=quick, log=log)
         result.seconds = round(time.monotonic() - started, 1)
         print(f"bench: {name} done in {result.seconds} s", file=sys.stderr, flush=True)
         results.append(result)
     return results
+
+
+def _in_own_process(name: str, *, quick: bool, log: Path) -> ItemResult:
+    with tempfile.TemporaryDirectory(prefix="superbiz-bench-item-") as folder:
+        result_file = Path(folder) / "result.pickle"
+        item_log = log.with_name(f"{log.stem}-{name}{log.suffix}")
+        command = [sys.executable, "-m", "tests.bench", "--only", name, "--result-file", str(result_file)]
+        command += ["--log", str(item_log), *(["--quick"] if quick else [])]
+        finished = subprocess.run(command, check=False)
+        if finished.returncode != 0 or not result_file.exists():
+            return ItemResult(name, name, error=f"item process exited with {finished.returncode}")
+        result: ItemResult = pickle.loads(result_file.read_bytes())
+        return result
+
+
+async def run_one(name: str, ctx: BenchContext) -> ItemResult:
+    """One item in this process; an exception becomes the item's error."""
+    try:
+        return await ITEMS[name](ctx)
+    except Exception as error:  # the outer edge of one item: the others still run
+        logging.getLogger("superbiz.bench").exception("item %s failed", name)
+        traceback.print_exc()
+        return ItemResult(name, name, error=f"{type(error).__name__}: {error}"[:200])
 
 
 def main() -> int:
@@ -82,8 +111,12 @@ def main() -> int:
     )
     ctx = BenchContext(QUICK if args.quick else FULL, endpoints, args.quick)
     names = args.only or list(ITEMS)
+    if args.result_file is not None:
+        (name,) = names
+        args.result_file.write_bytes(pickle.dumps(asyncio.run(run_one(name, ctx))))
+        return 0
     started = time.monotonic()
-    results = asyncio.run(run_items(names, ctx))
+    results = run_items(names, quick=args.quick, log=args.log)
     command = "make bench" if not args.quick else "python -m tests.bench --quick"
     print(markdown(results, command=command))
     settings = {"chat": BENCH_CHAT, "database": BENCH_DATABASE, "sizes": ctx.sizes.__repr__()}
