@@ -16,7 +16,8 @@ from typing import Any
 
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.engine import DiagnosisEngine
-from api.run_control import RunControl, end_reason, next_or_idle
+from api.keep_alive import next_or_idle
+from api.run_control import RunControl, end_reason
 from api.run_recorder import RunRecorder
 from graph.runner import RunFailed, RunRequest, RunResult
 from persistence.runs import RunStore

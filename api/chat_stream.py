@@ -18,7 +18,8 @@ from starlette.types import Receive, Scope, Send
 from api.admission import Permit
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.errors import ApiError, Unavailable
-from api.run_control import end_reason, next_or_idle
+from api.keep_alive import keep_alive, next_or_idle
+from api.run_control import end_reason
 from api.sse import ChatProtocol, ProtocolViolation
 
 if TYPE_CHECKING:  # composition imports the use cases this module maps: no import cycle at run time
@@ -123,11 +124,6 @@ def streaming_response(
     return AdmittedEventSourceResponse(
         frames, on_close=close, ping=0, send_timeout=services.settings.chat.sse_send_timeout_s
     )
-
-
-def keep_alive() -> ServerSentEvent:
-    """A comment frame: clients ignore it, proxies see traffic on an idle stream."""
-    return ServerSentEvent(comment="ping")
 
 
 class AdmittedEventSourceResponse(EventSourceResponse):

@@ -7,12 +7,9 @@ A cancel requested before the run's task is published is remembered and applied 
 from __future__ import annotations
 
 import asyncio
-from typing import TypeVar
 
 import anyio
 from sse_starlette.sse import AppStatus
-
-T = TypeVar("T")
 
 CLIENT_DISCONNECT = "CLIENT_DISCONNECT"
 SHUTDOWN = "SHUTDOWN"
@@ -21,20 +18,6 @@ SHUTDOWN = "SHUTDOWN"
 def end_reason() -> str:
     """Why a stream ended before its run did: the server shutting down, or the client leaving."""
     return SHUTDOWN if AppStatus.should_exit else CLIENT_DISCONNECT
-
-
-async def next_or_idle(queue: asyncio.Queue[T], idle_s: float) -> T | None:
-    """The run's next event, or None after `idle_s` without one (time for a keep-alive frame).
-
-    Pinging from the stream itself, only when it is idle, replaces sse-starlette's ping task: one
-    task fewer per open stream (~5 KB each) and no pings while events flow. A timed-out `get`
-    loses nothing: the queue keeps any event that arrives at that instant for the next call.
-    """
-    try:
-        async with asyncio.timeout(idle_s):
-            return await queue.get()
-    except TimeoutError:
-        return None
 
 
 class RunControl:

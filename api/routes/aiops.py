@@ -13,9 +13,10 @@ from pydantic import ValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.aiops_use_case import aiops_frames
-from api.chat_stream import admit_and_open, keep_alive, streaming_response
+from api.chat_stream import admit_and_open, streaming_response
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import ApiError
+from api.keep_alive import keep_alive
 from api.schemas import AiOpsRequest
 
 log = logging.getLogger("superbiz.aiops")

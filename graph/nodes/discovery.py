@@ -60,8 +60,8 @@ def _unique(names: Iterable[str]) -> list[str]:
 
 
 def _text_labels(labels: Any) -> dict[str, str]:
-    """The label set as text. Bounded tool data is already JSON text, so the usual set is shared,
-    not copied: a run holds its discovery for the whole planning round."""
+    """The label set with text keys and values. Bounded tool data is decoded JSON, so the usual set
+    already is and is shared, not copied: a run holds its discovery for the whole planning round."""
     if not isinstance(labels, dict):
         return {}
     if all(isinstance(k, str) and isinstance(v, str) for k, v in labels.items()):

@@ -144,6 +144,31 @@ async def test_finish_run_stores_the_result_once(run_store: RunStore) -> None:
     assert await run_store.heartbeat(run_ids=[run_id]) == 0
 
 
+async def test_finish_run_numbers_its_buffered_rows_after_those_already_stored(run_store: RunStore) -> None:
+    sid = _session_id()
+    run_id = await _new_run(run_store, sid)
+    await run_store.append_step(run_id=run_id, step=StepDraft("router", "ok"))
+    await run_store.append_step(run_id=run_id, step=StepDraft("planner", "ok"))
+    steps = [StepDraft("executors", "ok"), StepDraft("diagnose", "ok")]
+    tools = [ToolDraft("list_alerts", "OK", evidence_id="alerts-1"), ToolDraft("query_logs", "EMPTY")]
+    assert await run_store.finish_run(run_id=run_id, status=RunStatus.SUCCESS, steps=steps, tools=tools)
+    trace = await run_store.load_trace(session_id=sid, run_id=run_id)
+    assert [(s.seq, s.node) for s in trace.steps] == [
+        (1, "router"),
+        (2, "planner"),
+        (3, "executors"),
+        (4, "diagnose"),
+    ]
+    assert [(t.seq, t.tool) for t in trace.tools] == [(1, "list_alerts"), (2, "query_logs")]
+    assert (trace.run.step_count, trace.run.tool_call_count) == (4, 2)
+    # A finished run takes no more rows, buffered or not.
+    assert not await run_store.finish_run(
+        run_id=run_id, status=RunStatus.FAILED, steps=[StepDraft("late", "ok")], tools=tools
+    )
+    again = await run_store.load_trace(session_id=sid, run_id=run_id)
+    assert (len(again.steps), len(again.tools)) == (4, 2)
+
+
 async def test_failed_run_keeps_sql_null_json_and_bounded_summaries(
     run_store: RunStore, run_db: async_sessionmaker[AsyncSession]
 ) -> None:

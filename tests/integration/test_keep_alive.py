@@ -48,3 +48,14 @@ async def test_a_chat_waiting_on_a_slow_model_pings_until_its_run_ends(llm: Scri
     assert len(pings) >= 5 and all(line == ": ping" for line in pings)
     first_ping, done = lines.index(pings[0]), lines.index("event: done")
     assert lines.index("event: metadata") < first_ping < done
+
+
+async def test_an_aiops_scan_waiting_on_a_slow_model_pings_until_it_ends(llm: ScriptedLLM, url: str) -> None:
+    llm.push(*[Sleep(0.3) for _ in range(4)])  # every model call of the scan is held, then fails
+    lines = await _lines(url, "/api/ai_ops", {})
+    messages = [line for line in lines if line.startswith("data:")]
+    pings = [line for line in lines if line.startswith(":")]
+    assert llm.requests
+    assert '"type":"metadata"' in messages[0] and '"type":"done"' in messages[-1]
+    assert len(pings) >= 3 and all(line == ": ping" for line in pings)
+    assert lines.index(messages[0]) < lines.index(pings[0]) < lines.index(messages[-1])

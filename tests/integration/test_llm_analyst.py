@@ -182,6 +182,14 @@ async def test_model_failure_degrades_the_step_to_rules(llm: ScriptedLLM, step: 
         assert await _eventually(lambda: llm.disconnects == 1)
 
 
+async def test_an_answer_that_does_not_parse_still_charges_its_tokens(llm: ScriptedLLM) -> None:
+    _script_until_draft(llm)
+    llm.script("Draft", ToolCall({"summary": 42}))  # a function call with off-schema arguments
+    result = await _start(llm).result()
+    assert result.degraded and result.model_calls == 2
+    assert result.tokens == 2 * 150  # the model spent them whether or not the answer was usable
+
+
 @pytest.mark.parametrize(
     ("action", "reason"),
     [

@@ -69,11 +69,15 @@ def _refuse(reason: str) -> GuardVerdict:
     return GuardVerdict(allowed=False, reason=f"Statement refused: {reason}.")
 
 
+def check_read_only(statement: str, *, dialect: Dialect) -> GuardVerdict:
+    """Allow only a single read statement in `dialect`; refuse everything else with a reason."""
+    return _verdict(statement, dialect)
+
+
 # A verdict depends only on the text and the dialect, and a planner asks the same statements run
 # after run: parsing one with sqlglot costs about a millisecond of event-loop time.
 @lru_cache(maxsize=256)
-def check_read_only(statement: str, *, dialect: Dialect) -> GuardVerdict:
-    """Allow only a single read statement in `dialect`; refuse everything else with a reason."""
+def _verdict(statement: str, dialect: Dialect) -> GuardVerdict:
     try:
         scanned = scan(statement, dialect)
     except LexicalRefusal as refusal:

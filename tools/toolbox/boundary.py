@@ -161,6 +161,7 @@ class Toolbox:
     ) -> ToolOutcome:
         # Secrets in tool output never reach the model, the trace or the client.
         data, cut, size = masked_and_bounded(answer.data, self.limits.max_result_bytes, mask=redact)
+        cut |= answer.cut
         truncated = cut or answer.truncated
         summary = redact(answer.summary) + (" [truncated]" if cut else "")
         return ToolOutcome(

@@ -16,7 +16,9 @@ from tools.limits import ToolLimits
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """A handler's result before bounding: `empty` means the source answered with nothing."""
+    """A handler's result before bounding: `empty` means the source answered with nothing,
+    `truncated` that the source had more, `cut` that the handler already cut `data` to the byte cap
+    (the boundary marks the summary as it does when it cuts)."""
 
     title: str
     summary: str
@@ -24,6 +26,7 @@ class Answer:
     query: Mapping[str, Any] = field(default_factory=dict)
     empty: bool = False
     truncated: bool = False
+    cut: bool = False
 
 
 @dataclass(frozen=True, slots=True)

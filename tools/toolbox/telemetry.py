@@ -252,13 +252,12 @@ async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
     # The summary describes every line the backend returned, as when the boundary cut the data.
     return Answer(
         title=f"Logs{f' of {args.service}' if args.service else ''}",
-        summary=f"{len(kept)} log lines{span}"
-        + (f" ({by_level})" if by_level else "")
-        + (" [truncated]" if cut else ""),
+        summary=f"{len(kept)} log lines{span}" + (f" ({by_level})" if by_level else ""),
         data={"lines": items},
         query={"logql": logql, "limit": limit, **_window_query(window)},
         empty=not kept,
-        truncated=len(lines) >= limit or cut,
+        truncated=len(lines) >= limit,
+        cut=cut,
     )
 
 
@@ -267,12 +266,24 @@ def _items_within(lines: Sequence[LogLine], max_bytes: int) -> tuple[list[dict[s
     whether any was left out.
 
     Measured here, item by item, the result reaches the boundary already fitting: cutting it there
-    meant clipping and re-measuring a 64 KB structure on the event loop for every log query.
+    meant clipping and re-measuring a 64 KB structure on the event loop for every log query. When
+    lines must go, messages are first clipped as the boundary clips the strings of an oversized
+    result, so a small cap keeps as many lines as it did.
     """
+    items, cut = _first_fitting(lines, max_bytes, _MAX_MESSAGE_CHARS)
+    oversized_clip = max(64, max_bytes // 8)
+    if cut and oversized_clip < _MAX_MESSAGE_CHARS:
+        items, cut = _first_fitting(lines, max_bytes, oversized_clip)
+    return items, cut
+
+
+def _first_fitting(
+    lines: Sequence[LogLine], max_bytes: int, max_chars: int
+) -> tuple[list[dict[str, Any]], bool]:
     items: list[dict[str, Any]] = []
     size = _EMPTY_LINES_BYTES
     for line in lines:
-        item = {"ts": iso(line.ts), "labels": dict(line.labels), "message": _clip(line.message)}
+        item = {"ts": iso(line.ts), "labels": dict(line.labels), "message": _clip(line.message, max_chars)}
         size += json_size(item) + (1 if items else 0)
         if size > max_bytes:
             return items, True
@@ -295,8 +306,8 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_MESSAGE_CHARS else text[: _MAX_MESSAGE_CHARS - 1] + "…"
+def _clip(text: str, max_chars: int = _MAX_MESSAGE_CHARS) -> str:
+    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
 def _window_query(window: TimeWindow) -> Mapping[str, Any]:

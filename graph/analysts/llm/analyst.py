@@ -14,7 +14,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 import openai
-from langchain_core.language_models import BaseChatModel
+from langchain_core.language_models import BaseChatModel, LanguageModelInput
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import Runnable
 from langchain_core.utils.function_calling import convert_to_openai_tool
@@ -72,7 +72,7 @@ class LlmAnalyst:
         # One tool-calling binding per answer schema, built once: `with_structured_output` per call
         # copied the model, converted the schema and wrapped the call in a parser map and fallbacks,
         # ~15 KB held by every stream awaiting the model.
-        self._bindings: dict[type[BaseModel], Runnable[Any, Any]] = {}
+        self._bindings: dict[type[BaseModel], Runnable[LanguageModelInput, AIMessage]] = {}
 
     async def route(self, request: RouteRequest, meter: ModelMeter) -> Route:
         if (sure := confident_route(request)) is not None:
@@ -131,10 +131,10 @@ class LlmAnalyst:
         repair = await self._ask(Repair, REPAIR_PROMPT, payload, meter)
         return repair.model_copy(update={"calls": repair.calls[: request.remaining_tool_calls]})
 
-    def _tool_calling(self, schema: type[BaseModel]) -> Runnable[Any, Any]:
+    def _forced_call(self, schema: type[BaseModel]) -> Runnable[LanguageModelInput, AIMessage]:
         if schema not in self._bindings:
             self._bindings[schema] = self._model.bind_tools(
-                [schema], tool_choice=tool_name(schema), parallel_tool_calls=False
+                [schema], tool_choice=_tool_name(schema), parallel_tool_calls=False
             )
         return self._bindings[schema]
 
@@ -143,7 +143,7 @@ class LlmAnalyst:
         messages = [SystemMessage(prompt), HumanMessage(payload)]
         async with self._gate.slot():
             try:
-                answer = await self._tool_calling(schema).ainvoke(messages)
+                answer = await self._forced_call(schema).ainvoke(messages)
             except openai.APITimeoutError:
                 raise AnalystUnavailable("timeout") from None
             except openai.APIStatusError as failure:
@@ -153,15 +153,13 @@ class LlmAnalyst:
                 raise AnalystUnavailable("model_error") from None
             except (ValidationError, ValueError):
                 raise AnalystUnavailable("malformed_output") from None
-        if not isinstance(answer, AIMessage):
-            raise AnalystUnavailable("malformed_output")
         if answer.usage_metadata:
             meter.add_tokens(answer.usage_metadata.get("total_tokens", 0))
         return _parsed(schema, answer)
 
 
 @cache
-def tool_name(schema: type[BaseModel]) -> str:
+def _tool_name(schema: type[BaseModel]) -> str:
     """The function name the model is forced to call for `schema` (its title, as LangChain writes it)."""
     return str(convert_to_openai_tool(schema)["function"]["name"])
 
@@ -169,7 +167,7 @@ def tool_name(schema: type[BaseModel]) -> str:
 def _parsed(schema: type[M], answer: AIMessage) -> M:
     """The forced function call's arguments as `schema`; anything else is malformed output."""
     calls = answer.tool_calls
-    if not calls or calls[0]["name"] != tool_name(schema):
+    if not calls or calls[0]["name"] != _tool_name(schema):
         raise AnalystUnavailable("malformed_output")
     try:
         return schema.model_validate(calls[0]["args"])

@@ -8,31 +8,8 @@ import json
 import pytest
 from sse_starlette import ServerSentEvent
 
-from api.run_control import RunControl, next_or_idle
+from api.run_control import RunControl
 from api.sse import ChatProtocol, ProtocolViolation
-
-
-async def test_an_idle_queue_yields_none_and_keeps_what_arrives_later() -> None:
-    queue: asyncio.Queue[str] = asyncio.Queue()
-    assert await next_or_idle(queue, 0.01) is None  # silence: time for a keep-alive
-    asyncio.get_running_loop().call_later(0.03, queue.put_nowait, "status")
-    seen = []
-    for _ in range(6):
-        got = await next_or_idle(queue, 0.01)
-        seen.append(got)
-    assert "status" in seen and seen.count("status") == 1  # a timed-out wait lost nothing
-    queue.put_nowait("done")
-    assert await next_or_idle(queue, 10.0) == "done"
-
-
-async def test_a_cancelled_wait_is_a_cancellation_not_an_idle_stream() -> None:
-    queue: asyncio.Queue[str] = asyncio.Queue()
-    wait = next_or_idle(queue, 10.0)
-    waiting = asyncio.create_task(wait)
-    await asyncio.sleep(0.01)
-    waiting.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await waiting
 
 
 async def test_a_cancel_before_the_run_is_published_is_applied_when_it_is() -> None:

@@ -308,6 +308,33 @@ async def test_logs_over_the_byte_cap_keep_the_first_lines_that_fit_and_say_how_
     assert evidence.summary.startswith("100 log lines") and evidence.summary.endswith("[truncated]")
 
 
+class SecretLogs(FakeLogs):
+    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
+        # Masking makes each line longer than it was measured: the boundary has to cut again.
+        return [LogLine(NOW, {"service": "pay"}, f"retry {n} password=x token=y") for n in range(limit)]
+
+
+async def test_a_result_cut_by_the_handler_and_again_by_the_boundary_is_marked_once() -> None:
+    toolbox = _toolbox(Sources(logs=SecretLogs()), max_result_bytes=2_048, max_log_lines=100)
+    evidence = await toolbox.call("query_logs", {"service": "pay"}, _run())
+    assert evidence.truncated and evidence.bytes <= 2_048
+    assert "password=[REDACTED]" in evidence.data["lines"][0]["message"]
+    assert evidence.summary.count("[truncated]") == 1
+
+
+class LongLogs(FakeLogs):
+    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
+        return [LogLine(NOW, {"service": "pay"}, f"{n} " + "y" * 1_500) for n in range(limit)]
+
+
+async def test_a_small_cap_clips_long_messages_before_it_drops_lines() -> None:
+    toolbox = _toolbox(Sources(logs=LongLogs()), max_result_bytes=4_096, max_log_lines=100)
+    evidence = await toolbox.call("query_logs", {"service": "pay"}, _run())
+    lines = evidence.data["lines"]
+    assert all(len(line["message"]) == 4_096 // 8 for line in lines)  # clipped, with its ellipsis
+    assert len(lines) >= 5  # unclipped, two 1.5 KB lines would have filled the cap
+
+
 async def test_langchain_tools_go_through_the_same_call() -> None:
     toolbox = _toolbox(Sources(alerts=FakeAlerts()))
     run = _run()
