@@ -36,10 +36,15 @@ class ToolOutcome:
 
 @dataclass(slots=True)
 class RunEvidence:
-    """Evidence of one run: ids `<source>-<n>`, and a byte budget over the data kept."""
+    """Evidence of one run: ids `<source>-<n>`, and a byte budget over the data kept.
+
+    A call takes its id when it starts (`reserve`), so ids and order follow the plan, not which
+    concurrent call happened to finish first: the same question on the same data gives the same
+    ids, digest and prompt.
+    """
 
     budget_bytes: int
-    _items: dict[str, Evidence] = field(default_factory=dict)
+    _items: dict[str, Evidence | None] = field(default_factory=dict)
     _counters: dict[EvidenceSource, int] = field(default_factory=dict)
     _total_bytes: int = 0
 
@@ -47,11 +52,19 @@ class RunEvidence:
     def total_bytes(self) -> int:
         return self._total_bytes
 
-    def record(self, outcome: ToolOutcome) -> Evidence:
-        """File an outcome under a new id; past the budget it is kept as REJECTED with no data."""
-        number = self._counters.get(outcome.source, 0) + 1
-        self._counters[outcome.source] = number
-        evidence_id = f"{outcome.source.value}-{number}"
+    def reserve(self, source: EvidenceSource) -> str:
+        """The next id of `source`, held in plan order until its outcome is recorded."""
+        number = self._counters.get(source, 0) + 1
+        self._counters[source] = number
+        evidence_id = f"{source.value}-{number}"
+        self._items[evidence_id] = None
+        return evidence_id
+
+    def record(self, outcome: ToolOutcome, evidence_id: str | None = None) -> Evidence:
+        """File an outcome under its reserved id (or a new one); past the budget it is kept as
+        REJECTED with no data."""
+        if evidence_id is None:
+            evidence_id = self.reserve(outcome.source)
         if self._total_bytes + outcome.bytes > self.budget_bytes:
             evidence = Evidence(
                 id=evidence_id,
@@ -76,8 +89,8 @@ class RunEvidence:
         return self._items.get(evidence_id)
 
     def all(self) -> list[Evidence]:
-        """Every item in the order it was recorded."""
-        return list(self._items.values())
+        """Every recorded item in plan order (calls still in flight are left out)."""
+        return [item for item in self._items.values() if item is not None]
 
 
 def _outcome_fields(outcome: ToolOutcome) -> dict[str, Any]:

@@ -120,8 +120,9 @@ class Toolbox:
             summary = _NOT_CONFIGURED.format(source=spec.source.value)
             return run.record(_refusal(tool, spec.source, summary, query, EvidenceStatus.UNAVAILABLE))
         key = json.dumps([self._namespace, tool, query], sort_keys=True)
+        evidence_id = run.reserve(spec.source)  # before the await: ids follow the plan order
         outcome = await self._cache.get_or_compute(key, lambda: self._compute(spec, parsed, query))
-        return run.record(outcome)
+        return run.record(outcome, evidence_id)
 
     async def _compute(self, spec: ToolSpec, parsed: BaseModel, query: dict[str, Any]) -> ToolOutcome:
         started = time.perf_counter()

@@ -335,6 +335,36 @@ async def test_a_small_cap_clips_long_messages_before_it_drops_lines() -> None:
     assert len(lines) >= 5  # unclipped, two 1.5 KB lines would have filled the cap
 
 
+class SlowFirstMetrics(FakeMetrics):
+    async def query_range(
+        self, *, promql: str, window: TimeWindow, step_s: int, max_series: int
+    ) -> list[Series]:
+        await asyncio.sleep(0.05 if promql == "slow" else 0.0)
+        return self.series
+
+
+async def test_concurrent_calls_take_their_ids_in_plan_order_not_in_finishing_order() -> None:
+    toolbox = _toolbox(Sources(metrics=SlowFirstMetrics(_series(3))))
+    run = _run()
+    slow, fast = await asyncio.gather(
+        toolbox.call("query_promql", {"promql": "slow"}, run),
+        toolbox.call("query_promql", {"promql": "fast"}, run),
+    )
+    assert (slow.id, fast.id) == ("metrics-1", "metrics-2")
+    assert [item.id for item in run.all()] == ["metrics-1", "metrics-2"]
+
+
+async def test_a_call_in_flight_holds_its_id_but_is_not_evidence_yet() -> None:
+    toolbox = _toolbox(Sources(metrics=SlowFirstMetrics(_series(3))))
+    run = _run()
+    pending = asyncio.create_task(toolbox.call("query_promql", {"promql": "slow"}, run))
+    await asyncio.sleep(0)  # the slow call starts (and takes its id) first
+    done = await toolbox.call("query_promql", {"promql": "fast"}, run)
+    assert done.id == "metrics-2" and run.get("metrics-1") is None
+    assert [item.id for item in run.all()] == ["metrics-2"]
+    assert (await pending).id == "metrics-1"
+
+
 async def test_langchain_tools_go_through_the_same_call() -> None:
     toolbox = _toolbox(Sources(alerts=FakeAlerts()))
     run = _run()
