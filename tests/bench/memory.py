@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import time
 from pathlib import Path
 
@@ -32,10 +33,7 @@ WARM_STREAMS = 8
 def rss_bytes() -> int:
     """Resident set size of this process, after a full collection."""
     gc.collect()
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS in /proc/self/status")
+    return process_rss(os.getpid())
 
 
 async def run(ctx: BenchContext) -> ItemResult:

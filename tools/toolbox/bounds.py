@@ -9,12 +9,14 @@ from __future__ import annotations
 import base64
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 import orjson
+
+T = TypeVar("T")
 
 # Anything but plain JSON values raises instead of being converted: `jsonable` decides those.
 _STRICT = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
@@ -99,7 +101,7 @@ def bound_data(data: Mapping[str, Any], max_bytes: int) -> tuple[dict[str, Any],
 def _shrunk(data: dict[str, Any], max_bytes: int) -> dict[str, Any]:
     """Plain JSON `data` (a fresh copy) that does not fit, cut down to `max_bytes`."""
     bounded = data
-    _clip_strings(bounded, max(64, max_bytes // 8))
+    _clip_strings(bounded, oversized_string_chars(max_bytes))
     # One measure for the whole and its parts: the two encoders write some floats differently.
     size_of = _orjson_size if _plain_json(bounded) is not None else _standard_size
     while size_of(bounded) > max_bytes:
@@ -115,20 +117,36 @@ def _shrunk(data: dict[str, Any], max_bytes: int) -> dict[str, Any]:
 def _longest_prefix(
     data: dict[str, Any], key: str, max_bytes: int, size_of: Callable[[Any], int]
 ) -> list[Any]:
-    """The longest prefix of `data[key]` that makes `data` fit (at least one item fewer).
-
-    Compact JSON of a list is its items joined by commas, so each item is encoded once and the
-    prefix sizes are summed, instead of encoding the whole of `data` per candidate length.
-    """
+    """The longest prefix of `data[key]` that makes `data` fit (at least one item fewer)."""
     items: list[Any] = data[key]
-    size = size_of({**data, key: []})
-    kept = 0
-    for item in items[:-1]:
+    kept, _ = fitting_prefix(items[:-1], max_bytes, used=size_of({**data, key: []}), size_of=size_of)
+    return kept
+
+
+def fitting_prefix(
+    items: Iterable[T], max_bytes: int, *, used: int, size_of: Callable[[Any], int] = json_size
+) -> tuple[list[T], bool]:
+    """The first `items` that fit, as elements of a JSON list, in `max_bytes` of which the enclosing
+    value (with the list empty) already takes `used`; and whether any item was left out.
+
+    Compact JSON of a list is its items joined by commas, so each item is encoded once and the sizes
+    are summed, instead of encoding the whole value per candidate length. `items` is read lazily and
+    only up to the first item that does not fit.
+    """
+    kept: list[T] = []
+    size = used
+    for item in items:
         size += size_of(item) + (1 if kept else 0)
         if size > max_bytes:
-            break
-        kept += 1
-    return items[:kept]
+            return kept, True
+        kept.append(item)
+    return kept, False
+
+
+def oversized_string_chars(max_bytes: int) -> int:
+    """How long a string may stay in a result over `max_bytes`: strings are clipped to this before
+    list items are dropped."""
+    return max(64, max_bytes // 8)
 
 
 def _plain_json(data: Mapping[str, Any]) -> str | None:

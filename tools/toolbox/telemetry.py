@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -25,7 +25,7 @@ from tools.toolbox.args import (
     QueryMetricArgs,
     QueryPromqlArgs,
 )
-from tools.toolbox.bounds import json_size
+from tools.toolbox.bounds import clip_text, fitting_prefix, oversized_string_chars
 from tools.toolbox.spec import Answer, ToolContext, duration, iso, rejected, require
 
 _MAX_MESSAGE_CHARS = 2_000
@@ -270,25 +270,16 @@ def _items_within(lines: Sequence[LogLine], max_bytes: int) -> tuple[list[dict[s
     lines must go, messages are first clipped as the boundary clips the strings of an oversized
     result, so a small cap keeps as many lines as it did.
     """
-    items, cut = _first_fitting(lines, max_bytes, _MAX_MESSAGE_CHARS)
-    oversized_clip = max(64, max_bytes // 8)
-    if cut and oversized_clip < _MAX_MESSAGE_CHARS:
-        items, cut = _first_fitting(lines, max_bytes, oversized_clip)
+    items, cut = fitting_prefix(_items(lines, _MAX_MESSAGE_CHARS), max_bytes, used=_EMPTY_LINES_BYTES)
+    clipped = oversized_string_chars(max_bytes)
+    if cut and clipped < _MAX_MESSAGE_CHARS:
+        items, cut = fitting_prefix(_items(lines, clipped), max_bytes, used=_EMPTY_LINES_BYTES)
     return items, cut
 
 
-def _first_fitting(
-    lines: Sequence[LogLine], max_bytes: int, max_chars: int
-) -> tuple[list[dict[str, Any]], bool]:
-    items: list[dict[str, Any]] = []
-    size = _EMPTY_LINES_BYTES
+def _items(lines: Sequence[LogLine], max_chars: int) -> Iterator[dict[str, Any]]:
     for line in lines:
-        item = {"ts": iso(line.ts), "labels": dict(line.labels), "message": _clip(line.message, max_chars)}
-        size += json_size(item) + (1 if items else 0)
-        if size > max_bytes:
-            return items, True
-        items.append(item)
-    return items, False
+        yield {"ts": iso(line.ts), "labels": dict(line.labels), "message": clip_text(line.message, max_chars)}
 
 
 def build_logql(service: str | None, contains: str | None, level: str | None) -> str:
@@ -304,10 +295,6 @@ def build_logql(service: str | None, contains: str | None, level: str | None) ->
 
 def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
-
-
-def _clip(text: str, max_chars: int = _MAX_MESSAGE_CHARS) -> str:
-    return text if len(text) <= max_chars else text[: max_chars - 1] + "…"
 
 
 def _window_query(window: TimeWindow) -> Mapping[str, Any]:
