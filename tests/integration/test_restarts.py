@@ -1,5 +1,5 @@
-"""Process restarts: SIGKILL leaves RUNNING runs that the next start finishes as INTERRUPTED;
-SIGTERM cancels in-flight runs cleanly within the grace period."""
+"""The served process: it runs on uvloop and httptools; SIGKILL leaves RUNNING runs that the next
+start finishes as INTERRUPTED; SIGTERM cancels in-flight runs cleanly within the grace period."""
 
 from __future__ import annotations
 
@@ -95,6 +95,21 @@ async def _finished_run(url: str) -> None:
         body = {"sessionId": "done-1", "query": "why is checkout slow?"}
         text = (await client.post("/api/chat", json=body)).text
     assert '"outcome":"SUCCESS"' in text
+
+
+async def test_served_process_runs_on_uvloop_and_httptools(llm: ScriptedLLM, tmp_path: Path) -> None:
+    port = free_port()
+    server = _start_server(f"sqlite+aiosqlite:///{tmp_path / 'serve.db'}", llm, port)
+    try:
+        await _ready(f"http://127.0.0.1:{port}")
+        await _finished_run(f"http://127.0.0.1:{port}")
+        mapped = await asyncio.to_thread(Path(f"/proc/{server.pid}/maps").read_text)
+    finally:
+        server.terminate()
+        server.wait(15)
+    # The native extensions are mapped only once uvicorn has imported and used them.
+    assert "/uvloop/loop." in mapped
+    assert "/httptools/parser/parser." in mapped
 
 
 async def test_sigkill_then_restart_finishes_running_runs_as_interrupted(
