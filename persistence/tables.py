@@ -113,8 +113,8 @@ class AgentStep(SQLModel, table=True):
 
     __tablename__ = "agent_step"
     __table_args__ = (
+        # Its index also serves lookups by run_id alone (the leading column).
         sa.UniqueConstraint("run_id", "seq", name="uq_agent_step_run_seq"),
-        sa.Index("ix_agent_step_run_id", "run_id"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -133,8 +133,8 @@ class ToolInvocation(SQLModel, table=True):
 
     __tablename__ = "tool_invocation"
     __table_args__ = (
+        # Its index also serves lookups by run_id alone (the leading column).
         sa.UniqueConstraint("run_id", "seq", name="uq_tool_invocation_run_seq"),
-        sa.Index("ix_tool_invocation_run_id", "run_id"),
     )
 
     id: int | None = Field(default=None, primary_key=True)

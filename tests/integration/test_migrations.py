@@ -48,6 +48,14 @@ def _columns(url: str, table: str) -> set[str]:
         engine.dispose()
 
 
+def _index_names(url: str, table: str) -> set[str]:
+    engine = _engine(url)
+    try:
+        return {str(index["name"]) for index in sa.inspect(engine).get_indexes(table)}
+    finally:
+        engine.dispose()
+
+
 def _tables(url: str) -> set[str]:
     engine = _engine(url)
     try:
@@ -59,7 +67,7 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_head_on_an_empty_database_creates_every_table(empty_db_url: str) -> None:
     assert current_revision(empty_db_url) is None
     upgrade_head(empty_db_url)
-    assert current_revision(empty_db_url) == head_revision() == "0002_orchestration_trace"
+    assert current_revision(empty_db_url) == head_revision() == "0003_run_id_indexes"
     assert _tables(empty_db_url) == APP_TABLES
     assert "orchestration_trace" in _columns(empty_db_url, "diagnosis_run")
 
@@ -89,6 +97,19 @@ def test_revision_one_has_every_table_but_no_orchestration_trace(empty_db_url: s
     upgrade(empty_db_url, FIRST)
     assert _tables(empty_db_url) == APP_TABLES
     assert "orchestration_trace" not in _columns(empty_db_url, "diagnosis_run")
+
+
+def test_run_id_indexes_duplicated_by_the_unique_run_seq_index_are_dropped_and_restored(
+    empty_db_url: str,
+) -> None:
+    upgrade(empty_db_url, "0002_orchestration_trace")
+    assert "ix_agent_step_run_id" in _index_names(empty_db_url, "agent_step")
+    upgrade_head(empty_db_url)
+    for table in ("agent_step", "tool_invocation"):
+        assert f"ix_{table}_run_id" not in _index_names(empty_db_url, table)
+    downgrade(empty_db_url, "0002_orchestration_trace")
+    for table in ("agent_step", "tool_invocation"):
+        assert f"ix_{table}_run_id" in _index_names(empty_db_url, table)
 
 
 def _insert_revision_one_rows(url: str) -> None:
