@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from tests.bench.database_cost import measure
+from tests.bench.machine import two_cores_speedup
 from tests.bench.serving import Endpoints
 
 
@@ -35,3 +36,8 @@ def test_the_bench_command_runs_an_item_in_a_process_of_its_own_and_writes_the_t
     assert "| database_cost |" in finished.stdout
     # Without a reachable PostgreSQL the item reports its error and the command exits 1.
     assert finished.returncode == (1 if item.get("error") else 0)
+
+
+async def test_the_machine_ceiling_compares_two_cpu_jobs_at_once_with_one() -> None:
+    # Two jobs on two cores: between "no gain" and "perfect", with room for this VM's drift.
+    assert 0.7 < await two_cores_speedup(iterations=300_000) < 2.6
