@@ -15,7 +15,7 @@ from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, async_sessionmaker
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
@@ -53,6 +53,7 @@ _SEQ_RETRIES = 8  # concurrent appends to one run on PostgreSQL may pick the sam
 _RUNS = cast(sa.Table, DiagnosisRun.__table__)  # type: ignore[attr-defined]
 _STEPS = cast(sa.Table, AgentStep.__table__)  # type: ignore[attr-defined]
 _TOOLS = cast(sa.Table, ToolInvocation.__table__)  # type: ignore[attr-defined]
+_SESSIONS = cast(sa.Table, ChatSession.__table__)  # type: ignore[attr-defined]
 
 
 class RunStore:
@@ -89,13 +90,17 @@ class RunStore:
     ) -> RunSummary:
         """`ensure_session` and `create_run` in one transaction. A session of another principal is
         `SessionNotFound`, and then nothing is written."""
+        row = self._new_run(session_id, query, agent_flow)
         async with self._sessions() as db:
-            session = await self._ensure_session(db, session_id, principal)
-            if session.principal != principal:
+            # Core statements on the session's connection: every chat opens and finishes a run, and
+            # the ORM's unit of work cost more CPU than the statements themselves.
+            conn = await db.connection()
+            await self._insert_session_if_new(conn, session_id, principal)
+            owner = (await conn.execute(_principal_of(session_id))).first()
+            if owner is None or owner.principal != principal:
                 await db.rollback()
                 raise SessionNotFound(session_id)
-            row = self._new_run(session_id, query, agent_flow)
-            db.add(row)
+            await conn.execute(sa.insert(_RUNS), _column_values(row))
             await db.commit()
         return records.run_summary(row)
 
@@ -184,13 +189,15 @@ class RunStore:
             "failure_code": failure_code,
             "cancel_reason": cancel_reason,
         }
-        update = sa.update(DiagnosisRun).where(col(DiagnosisRun.run_id) == run_id, is_running())
+        update = sa.update(_RUNS).where(_RUNS.c.run_id == run_id, is_running())
         async with self._sessions() as db:
-            await insert_trace_rows(db, run_id=run_id, steps=steps, tools=tools)
-            changed = (await db.exec(update.values(**values, **self._closing_values()))).rowcount == 1
+            conn = await db.connection()  # Core, as in `open_run`
+            await insert_trace_rows(conn, run_id=run_id, steps=steps, tools=tools)
+            result = await conn.execute(update.values(**values, **self._closing_values()))
+            changed = result.rowcount == 1
             if changed and message_pair:
                 of_run = sa.select(_RUNS.c.session_id).where(_RUNS.c.run_id == run_id).scalar_subquery()
-                await db.exec(self._message_pair(of_run))
+                await conn.execute(self._message_pair(of_run))
             if changed:
                 await db.commit()
             else:
@@ -303,10 +310,19 @@ class RunStore:
     # --- internals -------------------------------------------------------------------------------
 
     async def _ensure_session(self, db: AsyncSession, session_id: str, principal: str | None) -> ChatSession:
+        await self._insert_session_if_new(await db.connection(), session_id, principal)
+        row = await session_row(db, session_id)
+        if row is None:  # only if it was deleted in between
+            raise SessionNotFound(session_id)
+        return row
+
+    async def _insert_session_if_new(
+        self, conn: AsyncConnection, session_id: str, principal: str | None
+    ) -> None:
         if not session_id or len(session_id) > ID_CHARS:
             raise ValueError(f"session id must be 1..{ID_CHARS} characters")
         now = self._clock()
-        insert = insert_for(db)(ChatSession).values(
+        insert = insert_for(conn)(_SESSIONS).values(
             session_id=session_id,
             principal=principal,
             status="ACTIVE",
@@ -314,11 +330,7 @@ class RunStore:
             created_at=now,
             last_active_at=now,
         )
-        await db.exec(insert.on_conflict_do_nothing(index_elements=["session_id"]))
-        row = await session_row(db, session_id)
-        if row is None:  # only if it was deleted in between
-            raise SessionNotFound(session_id)
-        return row
+        await conn.execute(insert.on_conflict_do_nothing(index_elements=["session_id"]))
 
     def _new_run(self, session_id: str, query: str, agent_flow: AgentFlow) -> DiagnosisRun:
         now = self._clock()
@@ -389,3 +401,12 @@ class RunStore:
                     continue
             return None if seq is None else int(seq)
         raise RuntimeError(f"could not number a {table.name} row of run {run_id}")
+
+
+def _principal_of(session_id: str) -> sa.Select[tuple[str | None]]:
+    return sa.select(_SESSIONS.c.principal).where(_SESSIONS.c.session_id == session_id)
+
+
+def _column_values(row: DiagnosisRun) -> dict[str, Any]:
+    """The row's column values for a Core INSERT (the database numbers `id`)."""
+    return {column.name: getattr(row, column.name) for column in _RUNS.columns if column.name != "id"}

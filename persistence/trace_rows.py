@@ -12,9 +12,7 @@ from datetime import datetime
 from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlmodel import select
-from sqlmodel.ext.asyncio.session import AsyncSession
-from sqlmodel.sql.expression import Select
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from persistence.records import bounded
 from persistence.tables import SUMMARY_CHARS, AgentStep, DiagnosisRun, ToolInvocation, utcnow
@@ -67,7 +65,7 @@ class ToolDraft:
 
 
 async def insert_trace_rows(
-    db: AsyncSession, *, run_id: str, steps: Sequence[StepDraft], tools: Sequence[ToolDraft]
+    db: AsyncConnection, *, run_id: str, steps: Sequence[StepDraft], tools: Sequence[ToolDraft]
 ) -> None:
     """Append the drafts to a RUNNING run inside the caller's transaction (numbered after any rows
     already stored); nothing is written to an unknown or finished run."""
@@ -75,7 +73,7 @@ async def insert_trace_rows(
         return
     # One round trip for the run's state and both tables' last numbers: on SQLite every statement
     # of a transaction holds the only connection across an event-loop turn.
-    found = (await db.exec(_running_with_last_seqs(run_id))).first()
+    found = (await db.execute(_running_with_last_seqs(run_id))).first()
     if found is None:
         return
     session_id, last_step, last_tool = cast(tuple[str, int, int], found)
@@ -83,7 +81,7 @@ async def insert_trace_rows(
     await _insert(db, _TOOLS, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
 
 
-def _running_with_last_seqs(run_id: str) -> Select[tuple[str, int, int]]:
+def _running_with_last_seqs(run_id: str) -> sa.Select[tuple[str, int, int]]:
     def last_seq(table: sa.Table) -> sa.ScalarSelect[int]:
         return (
             sa.select(sa.func.coalesce(sa.func.max(table.c.seq), 0))
@@ -91,13 +89,18 @@ def _running_with_last_seqs(run_id: str) -> Select[tuple[str, int, int]]:
             .scalar_subquery()
         )
 
-    return select(_RUNS.c.session_id, last_seq(_STEPS), last_seq(_TOOLS)).where(
+    return sa.select(_RUNS.c.session_id, last_seq(_STEPS), last_seq(_TOOLS)).where(
         _RUNS.c.run_id == run_id, _RUNS.c.status == "RUNNING"
     )
 
 
 async def _insert(
-    db: AsyncSession, table: sa.Table, run_id: str, session_id: str, last_seq: int, rows: list[dict[str, Any]]
+    db: AsyncConnection,
+    table: sa.Table,
+    run_id: str,
+    session_id: str,
+    last_seq: int,
+    rows: list[dict[str, Any]],
 ) -> None:
     if not rows:
         return
@@ -105,4 +108,4 @@ async def _insert(
         {"run_id": run_id, "session_id": session_id, "seq": last_seq + 1 + i, **row}
         for i, row in enumerate(rows)
     ]
-    await db.exec(sa.insert(table), params=numbered)
+    await db.execute(sa.insert(table), numbered)
