@@ -37,5 +37,6 @@ def configure_logging(level: str) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level)
-    for noisy in ("uvicorn.access", "httpx", "alembic.runtime.plugins"):
+    # drain3 announces "Starting Drain3 template miner" at INFO for every log query of every run.
+    for noisy in ("uvicorn.access", "httpx", "alembic.runtime.plugins", "drain3"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
