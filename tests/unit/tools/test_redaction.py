@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
-from tools.redaction import redact
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tools.redaction import SECRETS, redact
 from tools.toolbox.bounds import masked_and_bounded
 
 
@@ -31,3 +34,34 @@ def test_data_without_secrets_is_returned_unchanged() -> None:
     data = {"series": [{"metric": "up", "samples": [[1, 1.0]]}]}
     assert masked_and_bounded(data, 65_536, mask=redact)[0] == data
     assert redact("latency rose from 120 ms to 900 ms") == "latency rose from 120 ms to 900 ms"
+
+
+def _every_pattern(text: str) -> str:
+    for secret in SECRETS:
+        text = secret.pattern.sub(secret.replacement, text)
+    return text
+
+
+# Pieces of secrets, their separators and near misses, in both cases.
+_PIECES = [
+    *("password", "PassWD", "pwd", "Secret", "token", "api_key", "API-Key", "apikey", "api key"),
+    *("bearer ", "Bearer\t", "sk-", "SK-", "AKIA", "akia", "://", "postgresql", "@", ":", "="),
+    *(" ", "\n", '"', "'", "\\", "/", ",", ";", "x", "Z9", "ABCDEFGHIJKLMNOP", "abc123", "é"),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
+def test_running_only_the_patterns_whose_words_occur_masks_exactly_what_every_pattern_would(
+    text: str,
+) -> None:
+    assert redact(text) == _every_pattern(text)
+
+
+def test_log_lines_with_urls_but_no_credentials_are_unchanged() -> None:
+    line = "GET /api/cart 200 upstream http://cart:8080/v1 took 12 ms"
+    assert redact(line) == line
+    assert (
+        redact(line + " via https://svc:hunter2@proxy:3128")
+        == line + " via https://svc:[REDACTED]@proxy:3128"
+    )
