@@ -35,6 +35,11 @@ SECRETS = (
 )
 
 
+# Letters that `(?i)` matches as ASCII but `str.lower` does not turn into it (long s, dotless and dotted
+# i, Kelvin sign): without this, "pa\u017fsword=..." would miss its pattern's words and skip it.
+_ASCII_UNDER_IGNORECASE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i", "\u212a": "k"})
+
+
 def redact(text: str) -> str:
     """Mask credentials, tokens and passwords in connection strings. Replacements never contain a
     quote or a backslash, so redacting JSON text keeps it valid JSON.
@@ -42,7 +47,7 @@ def redact(text: str) -> str:
     Each pattern runs only where its words occur: tool results reach here whole (64 KB of log lines
     on the event loop), and running every pattern over a result that merely holds a URL cost 15 ms.
     """
-    lowered = text.lower()
+    lowered = text.translate(_ASCII_UNDER_IGNORECASE).lower()
     # Replacements add none of the words, so what `lowered` lacks, the partly redacted text lacks too.
     for secret in SECRETS:
         if any(word in lowered for word in secret.any_of) and all(word in lowered for word in secret.all_of):

@@ -47,10 +47,13 @@ _PIECES = [
     *("password", "PassWD", "pwd", "Secret", "token", "api_key", "API-Key", "apikey", "api key"),
     *("bearer ", "Bearer\t", "sk-", "SK-", "AKIA", "akia", "://", "postgresql", "@", ":", "="),
     *(" ", "\n", '"', "'", "\\", "/", ",", ";", "x", "Z9", "ABCDEFGHIJKLMNOP", "abc123", "é"),
+    # Letters that `(?i)` folds to ASCII, and single letters to spell words with them.
+    *("\u017f", "\u0131", "\u0130", "\u212a"),
+    *("s", "i", "a", "p", "e", "c", "r", "t", "k", "y", "o", "w", "d"),
 ]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1_000, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=40).map("".join))
 def test_running_only_the_patterns_whose_words_occur_masks_exactly_what_every_pattern_would(
     text: str,
@@ -65,3 +68,9 @@ def test_log_lines_with_urls_but_no_credentials_are_unchanged() -> None:
         redact(line + " via https://svc:hunter2@proxy:3128")
         == line + " via https://svc:[REDACTED]@proxy:3128"
     )
+
+
+def test_secrets_spelled_with_letters_that_ignorecase_folds_are_masked_beside_other_secrets() -> None:
+    long_s, dotless_i, dotted_i = "\u017f", "\u0131", "\u0130"
+    for spelled in (f"pa{long_s}sword", f"{long_s}ecret", f"ap{dotless_i}key", f"ap{dotted_i}key"):
+        assert "hunter2" not in redact(f"{spelled}=hunter2 at https://x/ Bearer abc")
