@@ -90,7 +90,6 @@ class RunStore:
     ) -> RunSummary:
         """`ensure_session` and `create_run` in one transaction. A session of another principal is
         `SessionNotFound`, and then nothing is written."""
-        row = self._new_run(session_id, query, agent_flow)
         async with self._sessions() as db:
             # Core statements on the session's connection: every chat opens and finishes a run, and
             # the ORM's unit of work cost more CPU than the statements themselves.
@@ -100,6 +99,7 @@ class RunStore:
             if owner is None or owner.principal != principal:
                 await db.rollback()
                 raise SessionNotFound(session_id)
+            row = self._new_run(session_id, query, agent_flow)
             await conn.execute(sa.insert(_RUNS), _column_values(row))
             await db.commit()
         return records.run_summary(row)

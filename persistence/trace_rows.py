@@ -65,7 +65,7 @@ class ToolDraft:
 
 
 async def insert_trace_rows(
-    db: AsyncConnection, *, run_id: str, steps: Sequence[StepDraft], tools: Sequence[ToolDraft]
+    conn: AsyncConnection, *, run_id: str, steps: Sequence[StepDraft], tools: Sequence[ToolDraft]
 ) -> None:
     """Append the drafts to a RUNNING run inside the caller's transaction (numbered after any rows
     already stored); nothing is written to an unknown or finished run."""
@@ -73,12 +73,12 @@ async def insert_trace_rows(
         return
     # One round trip for the run's state and both tables' last numbers: on SQLite every statement
     # of a transaction holds the only connection across an event-loop turn.
-    found = (await db.execute(_running_with_last_seqs(run_id))).first()
+    found = (await conn.execute(_running_with_last_seqs(run_id))).first()
     if found is None:
         return
     session_id, last_step, last_tool = cast(tuple[str, int, int], found)
-    await _insert(db, _STEPS, run_id, session_id, int(last_step), [draft.row() for draft in steps])
-    await _insert(db, _TOOLS, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
+    await _insert(conn, _STEPS, run_id, session_id, int(last_step), [draft.row() for draft in steps])
+    await _insert(conn, _TOOLS, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
 
 
 def _running_with_last_seqs(run_id: str) -> sa.Select[tuple[str, int, int]]:
@@ -95,7 +95,7 @@ def _running_with_last_seqs(run_id: str) -> sa.Select[tuple[str, int, int]]:
 
 
 async def _insert(
-    db: AsyncConnection,
+    conn: AsyncConnection,
     table: sa.Table,
     run_id: str,
     session_id: str,
@@ -108,4 +108,4 @@ async def _insert(
         {"run_id": run_id, "session_id": session_id, "seq": last_seq + 1 + i, **row}
         for i, row in enumerate(rows)
     ]
-    await db.execute(sa.insert(table), numbered)
+    await conn.execute(sa.insert(table), numbered)

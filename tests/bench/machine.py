@@ -24,9 +24,15 @@ async def _wall(processes: int, iterations: int) -> float:
         await asyncio.create_subprocess_exec(sys.executable, "-c", _JOB % iterations)
         for _ in range(processes)
     ]
-    for job in jobs:
-        if await job.wait() != 0:
-            raise RuntimeError("the CPU job failed")
+    try:
+        for job in jobs:
+            if await job.wait() != 0:
+                raise RuntimeError("the CPU job failed")
+    finally:
+        for job in jobs:
+            if job.returncode is None:
+                job.kill()
+                await job.wait()
     return time.perf_counter() - started
 
 

@@ -103,7 +103,8 @@ def test_run_id_indexes_duplicated_by_the_unique_run_seq_index_are_dropped_and_r
     empty_db_url: str,
 ) -> None:
     upgrade(empty_db_url, "0002_orchestration_trace")
-    assert "ix_agent_step_run_id" in _index_names(empty_db_url, "agent_step")
+    for table in ("agent_step", "tool_invocation"):
+        assert f"ix_{table}_run_id" in _index_names(empty_db_url, table)
     upgrade_head(empty_db_url)
     for table in ("agent_step", "tool_invocation"):
         assert f"ix_{table}_run_id" not in _index_names(empty_db_url, table)

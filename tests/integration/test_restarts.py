@@ -12,6 +12,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+import uvloop
 
 from persistence.db import make_engine, make_sessionmaker
 from persistence.runs import RunStore
@@ -106,10 +107,14 @@ async def test_served_process_runs_on_uvloop_and_httptools(llm: ScriptedLLM, tmp
         mapped = await asyncio.to_thread(Path(f"/proc/{server.pid}/maps").read_text)
     finally:
         server.terminate()
-        server.wait(15)
+        await asyncio.to_thread(server.wait, 15)
     # The native extensions are mapped only once uvicorn has imported and used them.
     assert "/uvloop/loop." in mapped
     assert "/httptools/parser/parser." in mapped
+
+
+async def test_integration_tests_run_on_the_loop_the_server_runs_on() -> None:
+    assert isinstance(asyncio.get_running_loop(), uvloop.Loop)  # tests/integration/conftest.py
 
 
 async def test_sigkill_then_restart_finishes_running_runs_as_interrupted(
