@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from typing import cast
-
 import sqlalchemy as sa
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
-from persistence.tables import ChatSession, DiagnosisRun, RunStatus
-
-_RUNS = cast(sa.Table, DiagnosisRun.__table__)  # type: ignore[attr-defined]
+from persistence.tables import RUNS, ChatSession, DiagnosisRun, RunStatus
 
 
 def is_running() -> sa.ColumnElement[bool]:
@@ -19,10 +15,7 @@ def is_running() -> sa.ColumnElement[bool]:
 
 def count_of(table: sa.Table) -> sa.ScalarSelect[int]:
     return (
-        sa.select(sa.func.count())
-        .select_from(table)
-        .where(table.c.run_id == _RUNS.c.run_id)
-        .scalar_subquery()
+        sa.select(sa.func.count()).select_from(table).where(table.c.run_id == RUNS.c.run_id).scalar_subquery()
     )
 
 

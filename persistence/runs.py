@@ -11,7 +11,7 @@ import json
 import uuid
 from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError
@@ -35,7 +35,11 @@ from persistence.records import (
 from persistence.tables import (
     ID_CHARS,
     PREVIEW_CHARS,
+    RUNS,
+    SESSIONS,
+    STEPS,
     SUMMARY_CHARS,
+    TOOLS,
     AgentFlow,
     AgentStep,
     ChatSession,
@@ -50,10 +54,6 @@ from tools.base import PastCase
 
 INTERRUPTED = "INTERRUPTED"
 _SEQ_RETRIES = 8  # concurrent appends to one run on PostgreSQL may pick the same seq; retry
-_RUNS = cast(sa.Table, DiagnosisRun.__table__)  # type: ignore[attr-defined]
-_STEPS = cast(sa.Table, AgentStep.__table__)  # type: ignore[attr-defined]
-_TOOLS = cast(sa.Table, ToolInvocation.__table__)  # type: ignore[attr-defined]
-_SESSIONS = cast(sa.Table, ChatSession.__table__)  # type: ignore[attr-defined]
 
 
 class RunStore:
@@ -100,7 +100,7 @@ class RunStore:
                 await db.rollback()
                 raise SessionNotFound(session_id)
             row = self._new_run(session_id, query, agent_flow)
-            await conn.execute(sa.insert(_RUNS), _column_values(row))
+            await _insert_run(conn, row)
             await db.commit()
         return records.run_summary(row)
 
@@ -122,8 +122,8 @@ class RunStore:
         """A new RUNNING run owned by this worker; the session must exist (`ensure_session`)."""
         row = self._new_run(session_id, query, agent_flow)
         async with self._sessions() as db:
-            db.add(row)
             try:
+                await _insert_run(await db.connection(), row)
                 await db.commit()
             except IntegrityError as error:  # foreign key: no such session
                 raise SessionNotFound(session_id) from error
@@ -132,11 +132,11 @@ class RunStore:
     async def append_step(self, *, run_id: str, step: StepDraft) -> int | None:
         """Store one graph step now; its seq, or None when the run is unknown or already finished.
         (A run's own steps are written with its outcome: `finish_run(steps=...)`.)"""
-        return await self._append(_STEPS, run_id=run_id, values=step.row())
+        return await self._append(STEPS, run_id=run_id, values=step.row())
 
     async def append_tool_invocation(self, *, run_id: str, tool: ToolDraft) -> int | None:
         """Store one tool call now; its seq, or None when the run is unknown or already finished."""
-        return await self._append(_TOOLS, run_id=run_id, values=tool.row())
+        return await self._append(TOOLS, run_id=run_id, values=tool.row())
 
     async def heartbeat(self, *, run_ids: Collection[str]) -> int:
         """Mark these RUNNING runs as alive now (one statement); how many were still running."""
@@ -189,14 +189,14 @@ class RunStore:
             "failure_code": failure_code,
             "cancel_reason": cancel_reason,
         }
-        update = sa.update(_RUNS).where(_RUNS.c.run_id == run_id, is_running())
+        update = sa.update(RUNS).where(RUNS.c.run_id == run_id, is_running())
         async with self._sessions() as db:
             conn = await db.connection()  # Core, as in `open_run`
             await insert_trace_rows(conn, run_id=run_id, steps=steps, tools=tools)
             result = await conn.execute(update.values(**values, **self._closing_values()))
             changed = result.rowcount == 1
             if changed and message_pair:
-                of_run = sa.select(_RUNS.c.session_id).where(_RUNS.c.run_id == run_id).scalar_subquery()
+                of_run = sa.select(RUNS.c.session_id).where(RUNS.c.run_id == run_id).scalar_subquery()
                 await conn.execute(self._message_pair(of_run))
             if changed:
                 await db.commit()
@@ -322,7 +322,7 @@ class RunStore:
         if not session_id or len(session_id) > ID_CHARS:
             raise ValueError(f"session id must be 1..{ID_CHARS} characters")
         now = self._clock()
-        insert = insert_for(conn)(_SESSIONS).values(
+        insert = insert_for(conn)(SESSIONS).values(
             session_id=session_id,
             principal=principal,
             status="ACTIVE",
@@ -362,8 +362,8 @@ class RunStore:
         return {
             "finished_at": now,
             "updated_at": now,
-            "step_count": count_of(_STEPS),
-            "tool_call_count": count_of(_TOOLS),
+            "step_count": count_of(STEPS),
+            "tool_call_count": count_of(TOOLS),
         }
 
     async def _write(self, statement: sa.Update) -> int:
@@ -381,11 +381,11 @@ class RunStore:
             .scalar_subquery()
         )
         source = sa.select(
-            _RUNS.c.run_id,
-            _RUNS.c.session_id,
+            RUNS.c.run_id,
+            RUNS.c.session_id,
             next_seq,
             *(sa.literal(value, type_=table.c[name].type) for name, value in values.items()),
-        ).where(_RUNS.c.run_id == run_id, is_running())
+        ).where(RUNS.c.run_id == run_id, is_running())
         insert = (
             sa.insert(table)
             .from_select(["run_id", "session_id", "seq", *values], source)
@@ -404,9 +404,10 @@ class RunStore:
 
 
 def _principal_of(session_id: str) -> sa.Select[tuple[str | None]]:
-    return sa.select(_SESSIONS.c.principal).where(_SESSIONS.c.session_id == session_id)
+    return sa.select(SESSIONS.c.principal).where(SESSIONS.c.session_id == session_id)
 
 
-def _column_values(row: DiagnosisRun) -> dict[str, Any]:
-    """The row's column values for a Core INSERT (the database numbers `id`)."""
-    return {column.name: getattr(row, column.name) for column in _RUNS.columns if column.name != "id"}
+async def _insert_run(conn: AsyncConnection, row: DiagnosisRun) -> None:
+    """INSERT `row` with Core (the database numbers `id`): no ORM unit of work on the hot path."""
+    values = {column.name: getattr(row, column.name) for column in RUNS.columns if column.name != "id"}
+    await conn.execute(sa.insert(RUNS), values)

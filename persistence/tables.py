@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql
@@ -171,3 +171,10 @@ class CaseLibrary(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     use_count: int = Field(default=0)
+
+
+# The Core tables, for statements that bypass the ORM (the run store's hot path).
+SESSIONS = cast(sa.Table, ChatSession.__table__)  # type: ignore[attr-defined]
+RUNS = cast(sa.Table, DiagnosisRun.__table__)  # type: ignore[attr-defined]
+STEPS = cast(sa.Table, AgentStep.__table__)  # type: ignore[attr-defined]
+TOOLS = cast(sa.Table, ToolInvocation.__table__)  # type: ignore[attr-defined]

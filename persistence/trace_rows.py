@@ -14,12 +14,9 @@ from typing import Any, cast
 import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from persistence.queries import is_running
 from persistence.records import bounded
-from persistence.tables import SUMMARY_CHARS, AgentStep, DiagnosisRun, ToolInvocation, utcnow
-
-_RUNS = cast(sa.Table, DiagnosisRun.__table__)  # type: ignore[attr-defined]
-_STEPS = cast(sa.Table, AgentStep.__table__)  # type: ignore[attr-defined]
-_TOOLS = cast(sa.Table, ToolInvocation.__table__)  # type: ignore[attr-defined]
+from persistence.tables import RUNS, STEPS, SUMMARY_CHARS, TOOLS, utcnow
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,8 +74,8 @@ async def insert_trace_rows(
     if found is None:
         return
     session_id, last_step, last_tool = cast(tuple[str, int, int], found)
-    await _insert(conn, _STEPS, run_id, session_id, int(last_step), [draft.row() for draft in steps])
-    await _insert(conn, _TOOLS, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
+    await _insert(conn, STEPS, run_id, session_id, int(last_step), [draft.row() for draft in steps])
+    await _insert(conn, TOOLS, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
 
 
 def _running_with_last_seqs(run_id: str) -> sa.Select[tuple[str, int, int]]:
@@ -89,8 +86,8 @@ def _running_with_last_seqs(run_id: str) -> sa.Select[tuple[str, int, int]]:
             .scalar_subquery()
         )
 
-    return sa.select(_RUNS.c.session_id, last_seq(_STEPS), last_seq(_TOOLS)).where(
-        _RUNS.c.run_id == run_id, _RUNS.c.status == "RUNNING"
+    return sa.select(RUNS.c.session_id, last_seq(STEPS), last_seq(TOOLS)).where(
+        RUNS.c.run_id == run_id, is_running()
     )
 
 
