@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -27,13 +26,12 @@ from tools.toolbox.args import (
 )
 from tools.toolbox.bounds import clip_text, fitting_prefix, oversized_string_chars
 from tools.toolbox.spec import Answer, ToolContext, duration, iso, rejected, require
+from tools.toolbox.thinning import thin_to_fit
 
 _MAX_MESSAGE_CHARS = 2_000
 _EMPTY_LINES_BYTES = len('{"lines":[]}')
 # Samples of one range query take at most this share of the result byte cap (labels need the rest).
 _SAMPLES_SHARE = 0.25
-# Thinning never leaves a series fewer points than the digest needs to see a change.
-_MIN_POINTS = 60
 _value = itemgetter(1)
 # Rate windows cover a few steps so that sparse scrapes still yield a value per point.
 _MIN_RATE_WINDOW_S = 300
@@ -141,7 +139,7 @@ async def _range(ctx: ToolContext, promql: str, window: TimeWindow, step_s: int)
     points = [_finite(s.samples)[-limits.max_points_per_series :] for s in kept]
     summary = _series_summary(kept, points)  # before thinning, which keeps extremes and the newest
     cut_points = any(len(s.samples) > limits.max_points_per_series for s in kept)
-    cut_points |= _thin_to_fit(points, int(limits.max_result_bytes * _SAMPLES_SHARE))
+    cut_points |= thin_to_fit(points, int(limits.max_result_bytes * _SAMPLES_SHARE))
     items = [
         {"metric": s.metric, "labels": dict(s.labels), "samples": [[t, v] for t, v in samples]}
         for s, samples in zip(kept, points, strict=True)
@@ -154,53 +152,6 @@ async def _range(ctx: ToolContext, promql: str, window: TimeWindow, step_s: int)
         empty=not any(points),
         truncated=len(series) > limits.max_series or cut_points,
     )
-
-
-def _thin_to_fit(points: list[list[tuple[float, float]]], max_bytes: int) -> bool:
-    """Thin every series evenly (in place) so that all samples fit in `max_bytes` of JSON; True if
-    any was thinned.
-
-    Keeping every series at a coarser resolution beats the byte cap dropping whole series (services)
-    later, and a smaller result is cheaper to bound, redact and store on the event loop.
-    """
-    total = sum(len(samples) for samples in points)
-    if not total:
-        return False
-    probe = [sample for samples in points for sample in samples[:8]]
-    per_point = len(json.dumps(probe, separators=(",", ":"))) / len(probe) + 1
-    if total * per_point <= max_bytes:
-        return False
-    per_series = max(_MIN_POINTS, int(max_bytes / per_point / len(points)))
-    thinned = False
-    for n, samples in enumerate(points):
-        if len(samples) > per_series:
-            points[n] = _extremes_by_bucket(samples, per_series)
-            thinned = True
-    return thinned
-
-
-def _extremes_by_bucket(samples: list[tuple[float, float]], at_most: int) -> list[tuple[float, float]]:
-    """About `at_most` points: the lowest and highest of each equal time bucket, in time order, so
-    peaks, troughs and the moment of a change survive; the newest point is always kept."""
-    buckets = max(1, at_most // 2)
-    size = len(samples) / buckets
-    values = list(map(_value, samples))
-    kept: list[tuple[float, float]] = []
-    for n in range(buckets):
-        start, end = int(n * size), int((n + 1) * size)
-        if start >= end:
-            continue
-        # C-speed min/max and index (first occurrence, as min/max with a key would pick): results
-        # land together and are thinned one after another on the event loop.
-        low = samples[values.index(min(values[start:end]), start, end)]
-        high = samples[values.index(max(values[start:end]), start, end)]
-        if low is high:
-            kept.append(low)
-        else:
-            kept += [low, high] if low[0] < high[0] else [high, low]
-    if kept[-1] is not samples[-1]:
-        kept.append(samples[-1])
-    return kept
 
 
 def _finite(samples: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:

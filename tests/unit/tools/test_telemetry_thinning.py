@@ -13,7 +13,7 @@ from tools.base import Series, SeriesRef, SourceHealth, Sources, TimeWindow
 from tools.evidence_store import EvidenceCache, RunEvidence
 from tools.limits import ToolLimits
 from tools.toolbox import Toolbox
-from tools.toolbox.telemetry import _extremes_by_bucket
+from tools.toolbox.thinning import extremes_by_bucket
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
 START = int(NOW.timestamp()) - 7_200
@@ -105,15 +105,29 @@ def _reference_extremes(samples: list[tuple[float, float]], at_most: int) -> lis
     return kept if kept[-1] is samples[-1] else [*kept, samples[-1]]
 
 
+_VALUES = st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, 1e9]) | st.floats(-1e6, 1e6)
+
+
 @given(
-    values=st.lists(
-        st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, 1e9]) | st.floats(-1e6, 1e6), min_size=2, max_size=300
-    ),
+    series=st.lists(st.lists(_VALUES, min_size=2, max_size=300), min_size=1, max_size=6),
     at_most=st.integers(1, 120),
 )
-def test_bucket_extremes_match_their_definition(values: list[float], at_most: int) -> None:
-    assume(at_most < len(values))  # thinning is only asked for when a series has more points
-    samples = [(float(START + 15 * n), value) for n, value in enumerate(values)]
-    thinned = _extremes_by_bucket(samples, at_most)
-    expected = _reference_extremes(samples, at_most)
-    assert [id(p) for p in thinned] == [id(p) for p in expected]
+def test_bucket_extremes_match_their_definition(series: list[list[float]], at_most: int) -> None:
+    # Thinning is only asked for when a series has more points; one pass serves every series.
+    assume(all(at_most < len(values) for values in series))
+    samples = [[(float(START + 15 * n), value) for n, value in enumerate(values)] for values in series]
+    thinned = extremes_by_bucket(samples, at_most)
+    assert len(thinned) == len(samples)
+    for kept, original in zip(thinned, samples, strict=True):
+        expected = _reference_extremes(original, at_most)
+        assert [id(p) for p in kept] == [id(p) for p in expected]
+
+
+def test_series_of_different_lengths_are_thinned_independently() -> None:
+    # A short series beside a long one: buckets never straddle two series.
+    long = [(float(START + 15 * n), float(n % 5)) for n in range(300)]
+    short = [(float(START + 15 * n), float(-n)) for n in range(7)]
+    thinned = extremes_by_bucket([long, short, long], 6)
+    assert [[id(p) for p in kept] for kept in thinned] == [
+        [id(p) for p in _reference_extremes(original, 6)] for original in (long, short, long)
+    ]
