@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
+import orjson
 from pydantic import BaseModel
 
 from tools.base import EvidenceSource, EvidenceStatus, SourceError, Sources, TimeWindow
@@ -75,7 +76,14 @@ def rejected(message: str) -> SourceError:
 
 
 def iso(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat().replace("+00:00", "Z")
+    """RFC 3339 text of `moment`, UTC written as "Z"."""
+    if moment is None:
+        return None
+    if moment.tzinfo is UTC:
+        # The same text as below, about 4x faster: a log result formats hundreds of these on the
+        # event loop, and every source normalises its times to UTC.
+        return orjson.dumps(moment, option=orjson.OPT_UTC_Z)[1:-1].decode()
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def duration(seconds: int) -> str:

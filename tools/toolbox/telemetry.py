@@ -137,9 +137,10 @@ async def _range(ctx: ToolContext, promql: str, window: TimeWindow, step_s: int)
     )
     kept = series[: limits.max_series]
     points = [_finite(s.samples)[-limits.max_points_per_series :] for s in kept]
-    summary = _series_summary(kept, points)  # before thinning, which keeps extremes and the newest
     cut_points = any(len(s.samples) > limits.max_points_per_series for s in kept)
     cut_points |= thin_to_fit(points, int(limits.max_result_bytes * _SAMPLES_SHARE))
+    # Thinning keeps each series' lowest, highest and newest point: the same figures, fewer to read.
+    summary = _series_summary(kept, points)
     items = [
         {"metric": s.metric, "labels": dict(s.labels), "samples": [[t, v] for t, v in samples]}
         for s, samples in zip(kept, points, strict=True)

@@ -53,7 +53,12 @@ async def _query(series: list[Series], **limits: Any) -> dict[str, Any]:
     evidence = await toolbox.call(
         "query_promql", {"promql": "latency_seconds"}, RunEvidence(budget_bytes=10**7)
     )
-    return {"data": evidence.data, "truncated": evidence.truncated, "bytes": evidence.bytes}
+    return {
+        "data": evidence.data,
+        "truncated": evidence.truncated,
+        "bytes": evidence.bytes,
+        "summary": evidence.summary,
+    }
 
 
 async def test_every_series_is_kept_thinned_with_its_peak_and_newest_point() -> None:
@@ -67,6 +72,11 @@ async def test_every_series_is_kept_thinned_with_its_peak_and_newest_point() -> 
         assert 60 <= len(times) < 481 and times == sorted(times)
         assert max(v for _, v in item["samples"]) == 999.5  # the peak survives thinning
         assert item["samples"][-1] == list(original.samples[-1])  # so does the newest point
+    # The summary reads the unthinned figures of each series it names.
+    for original in series[:5]:
+        values = [v for _, v in original.samples]
+        expected = f"last {values[-1]:.4g}, min {min(values):.4g}, max {max(values):.4g}"
+        assert f"service={original.labels['service']}}} {expected}" in answer["summary"]
 
 
 async def test_a_small_result_is_not_thinned() -> None:
