@@ -127,7 +127,8 @@ async def _growth(ctx: BenchContext, result: ItemResult) -> None:
                 done += len(load.completed)
             after = rss_bytes()
     growth = (after - before) / before * 100
-    result.add("runs in the growth loop (time-capped)", done, "runs")
+    # The growth target is defined after `growth_runs` runs: the table says when the time cap cut it short.
+    result.add("runs in the growth loop (time-capped)", done, "runs", Target(">=", sizes.growth_runs))
     result.add("RSS growth after the loop", growth, "%", GROWTH_TARGET_PCT)
     result.add("RSS growth per 1,000 runs", (after - before) / max(1, done) * 1000 / 2**20, "MB")
     result.details["growth"] = {"before_mb": before / 2**20, "after_mb": after / 2**20, "runs": done}
