@@ -2,7 +2,7 @@
 
 The results of one evidence round land together and are thinned one after another on the event loop,
 so the bucket extremes of every series of a result are found in one vectorised pass (numpy), not
-bucket by bucket in Python: per-bucket Python cost nine series of 481 points about 1 ms.
+bucket by bucket in Python (1.1 -> 0.7 ms for nine series of 481 points, measured in the bench).
 """
 
 from __future__ import annotations
@@ -52,7 +52,8 @@ def extremes_by_bucket(series: list[list[Sample]], at_most: int) -> list[list[Sa
     total = int(lengths.sum())
     values = np.fromiter(map(_value, chain.from_iterable(series)), dtype=np.float64, count=total)
     buckets = max(1, at_most // 2)
-    # Bucket k of a series of n points is [int(k*n/buckets), int((k+1)*n/buckets)), in flat positions.
+    # Bucket k of a series of n points is [int(k * (n / buckets)), int((k + 1) * (n / buckets))), the
+    # same float products as the per-series definition, shifted to flat positions.
     bounds = (np.arange(buckets + 1) * (lengths[:, None] / buckets)).astype(np.intp)
     bounds += (np.cumsum(lengths) - lengths)[:, None]
     nonempty = bounds[:, :-1] < bounds[:, 1:]
