@@ -20,6 +20,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+from sqlalchemy.pool import ConnectionPoolEntry, PoolResetState
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from persistence import tables
@@ -39,9 +40,14 @@ def make_engine(
         # SQLite has one writer: one pooled connection makes writers queue here, in order, instead
         # of failing with "database is locked" when the event loop is busy past the busy timeout.
         engine = create_async_engine(
-            parsed, pool_size=1, max_overflow=0, pool_timeout=max(30.0, pool_timeout_s)
+            parsed,
+            pool_size=1,
+            max_overflow=0,
+            pool_timeout=max(30.0, pool_timeout_s),
+            pool_reset_on_return=None,  # `_sqlite_reset` below does it, only when it is needed
         )
         sa.event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        sa.event.listen(engine.sync_engine, "reset", _sqlite_reset)
         return engine
     return create_async_engine(
         parsed,
@@ -63,6 +69,23 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
     cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cursor.close()
+
+
+def _sqlite_reset(dbapi_connection: Any, record: ConnectionPoolEntry, state: PoolResetState) -> None:
+    """Roll back a connection returned to the pool only when it holds an open transaction.
+
+    The pool's own reset rolls back every returned connection, even right after a commit; through
+    aiosqlite that idle rollback is one more thread hop while the single connection is held (two of
+    a run's ~30). `in_transaction` reads SQLite's autocommit flag without a hop.
+    """
+    if state.terminate_only or not state.asyncio_safe or record.driver_connection is None:
+        return
+    try:
+        open_transaction = record.driver_connection.in_transaction
+    except ValueError:  # aiosqlite: the connection is already closed
+        return
+    if open_transaction:
+        dbapi_connection.rollback()
 
 
 def _ensure_sqlite_directory(url: URL) -> None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
+from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_connection
 
 from persistence.db import head_revision, make_engine, sync_url
 from persistence.records import as_utc, bounded
@@ -44,3 +46,47 @@ def test_bounded_marks_cut_text() -> None:
 
 def test_naive_datetimes_are_read_as_utc() -> None:
     assert as_utc(datetime(2026, 1, 1)).tzinfo is UTC
+
+
+async def test_sqlite_connection_returned_inside_a_transaction_is_rolled_back(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'app.db'}")
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(sa.text("CREATE TABLE t (n INTEGER)"))
+        async with engine.connect() as connection:
+            # Driver-level work the engine does not know about: only the pool's reset can end it.
+            driver = (await connection.get_raw_connection()).driver_connection
+            assert driver is not None
+            await driver.execute("BEGIN")
+            await driver.execute("INSERT INTO t VALUES (1)")
+            assert driver.in_transaction
+        async with engine.connect() as connection:  # the same (only) pooled connection
+            assert (await connection.execute(sa.text("SELECT count(*) FROM t"))).scalar_one() == 0
+    finally:
+        await engine.dispose()
+
+
+async def test_sqlite_connection_returned_after_a_commit_is_not_rolled_back_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each idle rollback is one more aiosqlite thread hop while the single connection is held.
+    rollbacks: list[object] = []
+    original = AsyncAdapt_aiosqlite_connection.rollback
+
+    def counted(self: AsyncAdapt_aiosqlite_connection) -> None:
+        rollbacks.append(self)
+        original(self)
+
+    monkeypatch.setattr(AsyncAdapt_aiosqlite_connection, "rollback", counted)
+    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'app.db'}")
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(sa.text("CREATE TABLE t (n INTEGER)"))
+        rollbacks.clear()  # the engine's first connect resets the new connection once
+        async with engine.begin() as connection:
+            await connection.execute(sa.text("INSERT INTO t VALUES (1)"))
+        assert rollbacks == []
+        async with engine.connect() as connection:
+            assert (await connection.execute(sa.text("SELECT count(*) FROM t"))).scalar_one() == 1
+    finally:
+        await engine.dispose()
