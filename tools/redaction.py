@@ -47,7 +47,8 @@ def redact(text: str) -> str:
     Each pattern runs only where its words occur: tool results reach here whole (64 KB of log lines
     on the event loop), and running every pattern over a result that merely holds a URL cost 15 ms.
     """
-    lowered = text.translate(_ASCII_UNDER_IGNORECASE).lower()
+    # ASCII text holds none of the letters to fold (a flag check, where translating reads every char).
+    lowered = (text if text.isascii() else text.translate(_ASCII_UNDER_IGNORECASE)).lower()
     # Replacements add none of the words, so what `lowered` lacks, the partly redacted text lacks too.
     for secret in SECRETS:
         if any(word in lowered for word in secret.any_of) and all(word in lowered for word in secret.all_of):
