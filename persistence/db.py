@@ -76,7 +76,7 @@ def _sqlite_reset(dbapi_connection: Any, record: ConnectionPoolEntry, state: Poo
 
     The pool's own reset rolls back every returned connection, even right after a commit; through
     aiosqlite that idle rollback is one more thread hop while the single connection is held (two of
-    a run's ~30). `in_transaction` reads SQLite's autocommit flag without a hop.
+    the 30 driver calls a run made). `in_transaction` reads SQLite's autocommit flag without a hop.
     """
     if state.terminate_only or not state.asyncio_safe or record.driver_connection is None:
         return

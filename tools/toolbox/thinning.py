@@ -22,8 +22,8 @@ _value = itemgetter(1)
 
 
 def thin_to_fit(points: list[list[Sample]], max_bytes: int) -> bool:
-    """Thin every series evenly (in place) so that all samples fit in `max_bytes` of JSON; True if
-    any was thinned.
+    """Thin every series (time-ordered, finite values) evenly, in place, so that all samples fit in
+    `max_bytes` of JSON; True if any was thinned.
 
     Keeping every series at a coarser resolution beats the byte cap dropping whole series (services)
     later, and a smaller result is cheaper to bound, redact and store on the event loop.

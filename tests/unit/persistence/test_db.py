@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
 from sqlalchemy.dialects.sqlite.aiosqlite import AsyncAdapt_aiosqlite_connection
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from persistence.db import head_revision, make_engine, sync_url
 from persistence.records import as_utc, bounded
@@ -48,20 +51,28 @@ def test_naive_datetimes_are_read_as_utc() -> None:
     assert as_utc(datetime(2026, 1, 1)).tzinfo is UTC
 
 
-async def test_sqlite_connection_returned_inside_a_transaction_is_rolled_back(tmp_path: Path) -> None:
+async def _driver_of(connection: AsyncConnection) -> Any:
+    return (await connection.get_raw_connection()).driver_connection
+
+
+async def test_sqlite_connection_returned_inside_a_transaction_is_rolled_back(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'app.db'}")
     try:
         async with engine.begin() as connection:
             await connection.execute(sa.text("CREATE TABLE t (n INTEGER)"))
         async with engine.connect() as connection:
             # Driver-level work the engine does not know about: only the pool's reset can end it.
-            driver = (await connection.get_raw_connection()).driver_connection
-            assert driver is not None
+            driver = await _driver_of(connection)
             await driver.execute("BEGIN")
             await driver.execute("INSERT INTO t VALUES (1)")
             assert driver.in_transaction
-        async with engine.connect() as connection:  # the same (only) pooled connection
+        async with engine.connect() as connection:
+            # The same pooled connection, kept (a failing reset would have closed it), and clean.
+            assert await _driver_of(connection) is driver and not driver.in_transaction
             assert (await connection.execute(sa.text("SELECT count(*) FROM t"))).scalar_one() == 0
+        assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     finally:
         await engine.dispose()
 
@@ -84,9 +95,11 @@ async def test_sqlite_connection_returned_after_a_commit_is_not_rolled_back_agai
             await connection.execute(sa.text("CREATE TABLE t (n INTEGER)"))
         rollbacks.clear()  # the engine's first connect resets the new connection once
         async with engine.begin() as connection:
+            driver = await _driver_of(connection)
             await connection.execute(sa.text("INSERT INTO t VALUES (1)"))
         assert rollbacks == []
         async with engine.connect() as connection:
+            assert await _driver_of(connection) is driver  # kept in the pool, not closed by a failure
             assert (await connection.execute(sa.text("SELECT count(*) FROM t"))).scalar_one() == 1
     finally:
         await engine.dispose()

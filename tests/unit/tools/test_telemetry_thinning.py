@@ -6,7 +6,7 @@ import math
 from datetime import UTC, datetime
 from typing import Any
 
-from hypothesis import assume, given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tools.base import Series, SeriesRef, SourceHealth, Sources, TimeWindow
@@ -118,13 +118,19 @@ def _reference_extremes(samples: list[tuple[float, float]], at_most: int) -> lis
 _VALUES = st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, 1e9]) | st.floats(-1e6, 1e6)
 
 
-@given(
-    series=st.lists(st.lists(_VALUES, min_size=2, max_size=300), min_size=1, max_size=6),
-    at_most=st.integers(1, 120),
-)
-def test_bucket_extremes_match_their_definition(series: list[list[float]], at_most: int) -> None:
-    # Thinning is only asked for when a series has more points; one pass serves every series.
-    assume(all(at_most < len(values) for values in series))
+@st.composite
+def _thinning_cases(draw: st.DrawFn) -> tuple[list[list[float]], int]:
+    """A bucket budget, then series that each have more points than it (thinning is asked for then)."""
+    at_most = draw(st.integers(1, 120))
+    series = st.lists(_VALUES, min_size=at_most + 1, max_size=at_most + 200)
+    return draw(st.lists(series, min_size=1, max_size=6)), at_most
+
+
+@given(_thinning_cases())
+# 61 points in 7 buckets: int(7 * (61 / 7)) is 60, so the newest point falls in no bucket.
+@example(([[float(n % 9) for n in range(61)], [1.0] * 30], 14))
+def test_bucket_extremes_match_their_definition(case: tuple[list[list[float]], int]) -> None:
+    series, at_most = case
     samples = [[(float(START + 15 * n), value) for n, value in enumerate(values)] for values in series]
     thinned = extremes_by_bucket(samples, at_most)
     assert len(thinned) == len(samples)
@@ -135,9 +141,12 @@ def test_bucket_extremes_match_their_definition(series: list[list[float]], at_mo
 
 def test_series_of_different_lengths_are_thinned_independently() -> None:
     # A short series beside a long one: buckets never straddle two series.
-    long = [(float(START + 15 * n), float(n % 5)) for n in range(300)]
-    short = [(float(START + 15 * n), float(-n)) for n in range(7)]
-    thinned = extremes_by_bucket([long, short, long], 6)
+    series = [
+        [(float(START + 15 * n), float(n % 5)) for n in range(300)],
+        [(float(START + 15 * n), float(-n)) for n in range(7)],
+        [(float(START + 15 * n), float(n % 11)) for n in range(250)],  # its own points, not a copy
+    ]
+    thinned = extremes_by_bucket(series, 6)
     assert [[id(p) for p in kept] for kept in thinned] == [
-        [id(p) for p in _reference_extremes(original, 6)] for original in (long, short, long)
+        [id(p) for p in _reference_extremes(original, 6)] for original in series
     ]

@@ -21,3 +21,10 @@ def test_other_offsets_and_naive_times_keep_isoformat() -> None:
     assert iso(datetime(2026, 1, 1, 1, 2, 3, 4)) == "2026-01-01T01:02:03.000004"
     assert iso(datetime(2026, 1, 1, tzinfo=UTC)) == "2026-01-01T00:00:00Z"
     assert iso(None) is None
+
+
+def test_a_datetime_subclass_is_written_too() -> None:
+    class Moment(datetime):
+        pass
+
+    assert iso(Moment(2026, 1, 1, 12, tzinfo=UTC)) == "2026-01-01T12:00:00Z"
