@@ -64,18 +64,17 @@ def extremes_by_bucket(series: list[list[Sample]], at_most: int) -> list[list[Sa
     cuts[0::2], cuts[1::2] = starts, ends
     if cuts[-1] == total:
         cuts = cuts[:-1]
-    lows = _first_position_of(np.minimum, values, cuts)
-    highs = _first_position_of(np.maximum, values, cuts)
+    lows, highs = _first_extremes(values, cuts)
     earlier, later = np.minimum(lows, highs), np.maximum(lows, highs)
     chosen = np.stack([earlier, later], axis=1).ravel()
     keep = np.ones(len(chosen), dtype=bool)
     keep[1::2] = later != earlier
     positions = chosen[keep].tolist()
-    per_series = np.bincount(np.repeat(series_of_bucket, 2)[keep], minlength=len(series)).tolist()
+    counts = np.bincount(np.repeat(series_of_bucket, 2)[keep], minlength=len(series)).tolist()
     flat = list(chain.from_iterable(series))
     thinned: list[list[Sample]] = []
     taken = 0
-    for samples, count in zip(series, per_series, strict=True):
+    for samples, count in zip(series, counts, strict=True):
         kept = [flat[p] for p in positions[taken : taken + count]]
         taken += count
         if kept[-1] is not samples[-1]:
@@ -84,14 +83,18 @@ def extremes_by_bucket(series: list[list[Sample]], at_most: int) -> list[list[Sa
     return thinned
 
 
-def _first_position_of(
-    extreme: np.ufunc, values: npt.NDArray[np.float64], cuts: npt.NDArray[np.intp]
-) -> npt.NDArray[np.intp]:
-    """Flat position of the first point holding the bucket's extreme value, for every bucket."""
-    per_segment = np.full(len(cuts), np.nan)  # gaps get NaN, which equals no value
-    per_segment[0::2] = extreme.reduceat(values, cuts)[0::2]
+def _first_extremes(
+    values: npt.NDArray[np.float64], cuts: npt.NDArray[np.intp]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """Flat positions of the first lowest and the first highest point of every bucket."""
     lengths = np.diff(cuts, append=len(values))
     at = np.arange(len(values))
-    hits = np.where(values == np.repeat(per_segment, lengths), at, len(values))
-    first: npt.NDArray[np.intp] = np.minimum.reduceat(hits, cuts)[0::2]
-    return first
+
+    def first_holding(extreme: np.ufunc) -> npt.NDArray[np.intp]:
+        per_segment = np.full(len(cuts), np.nan)  # gaps get NaN, which equals no value
+        per_segment[0::2] = extreme.reduceat(values, cuts)[0::2]
+        hits = np.where(values == np.repeat(per_segment, lengths), at, len(values))
+        first: npt.NDArray[np.intp] = np.minimum.reduceat(hits, cuts)[0::2]
+        return first
+
+    return first_holding(np.minimum), first_holding(np.maximum)
