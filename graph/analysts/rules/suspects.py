@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import lru_cache
 
 from graph.analysts.rules.vocabulary import (
     BAD_SIGNAL,
@@ -111,7 +112,11 @@ def _profile(digest: Digest, known: Sequence[str]) -> dict[str, Suspect]:
     suspects: dict[str, Suspect] = {name: Suspect(name) for name in known if len(name) >= 3}
 
     def of(service: str | None) -> Suspect | None:
-        return suspects.setdefault(service, Suspect(service)) if service else None
+        if not service:
+            return None
+        if (suspect := suspects.get(service)) is None:
+            suspect = suspects[service] = Suspect(service)
+        return suspect
 
     for anomaly in digest.anomalies:
         if (s := of(anomaly.service)) is not None:
@@ -175,7 +180,13 @@ def _link_dependencies(suspects: dict[str, Suspect]) -> None:
 
 def mentions(text: str, service: str) -> bool:
     """Whether lower-cased `text` names `service` as a whole word (hyphens count as part of it)."""
-    return re.search(rf"(?<![\w-]){re.escape(service.lower())}(?![\w-])", text) is not None
+    return _whole_word(service).search(text) is not None
+
+
+@lru_cache(maxsize=1024)
+def _whole_word(service: str) -> re.Pattern[str]:
+    # Compiled once per service name: ranking asks this for every pair of services and error lines.
+    return re.compile(rf"(?<![\w-]){re.escape(service.lower())}(?![\w-])")
 
 
 def _densest_window(troubled: Sequence[Suspect]) -> datetime:
