@@ -13,6 +13,8 @@ import asyncio
 import statistics
 import sys
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 # A pure-Python loop of about one second here: dict writes and int-to-str, like a worker's own work.
 _JOB = "d = {}\nfor i in range(%d):\n    d[i %% 1000] = str(i)\n"
@@ -43,3 +45,20 @@ async def two_cores_speedup(*, iterations: int = 4_000_000) -> float:
     two = await _wall(2, iterations)
     after = await _wall(1, iterations)
     return 2 * statistics.mean((before, after)) / two
+
+
+@asynccontextmanager
+async def cpu_bound_neighbour() -> AsyncIterator[int]:
+    """A pure-Python CPU-bound process running (on the other core) until the block ends; yields its pid."""
+    job = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", "while True:\n" + _indented(_JOB % 10**6)
+    )
+    try:
+        yield job.pid
+    finally:
+        job.kill()
+        await job.wait()
+
+
+def _indented(code: str) -> str:
+    return "".join(f"    {line}\n" for line in code.splitlines())

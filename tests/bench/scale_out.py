@@ -4,10 +4,15 @@ The client sends each run to the worker with the fewest runs in flight, as a lea
 balancer would (round-robin kept feeding a worker that had fallen behind while the other idled); a
 two-turn conversation is sent turn 1 to one worker and turn 2 to the other, and must keep its context
 (message pairs in the database, turns in Redis).
+
+Each phase also splits the machine's CPU per run between the workers, PostgreSQL and Redis, the
+client and the rest (`cpu_split`), and a third phase runs one worker beside a CPU-bound process, to
+show how much a worker's own cost per run grows when the other core is busy.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import uuid
 from collections.abc import AsyncIterator
@@ -19,30 +24,32 @@ import psycopg
 import redis.asyncio as aioredis
 from sqlalchemy.engine import make_url
 
+from tests.bench.cpu_split import CpuPerRun, cpu_per_run, snapshot
 from tests.bench.figures import ItemResult, Target
 from tests.bench.load import RunTiming, chat_run, client, closed_loop
-from tests.bench.machine import two_cores_speedup
+from tests.bench.machine import cpu_bound_neighbour, two_cores_speedup
 from tests.bench.plan import BenchContext
 from tests.bench.raw_client import RawChatClient
-from tests.bench.serving import postgres_database, serve_process
+from tests.bench.serving import ServedProcess, postgres_database, serve_process
 
 SPEEDUP_TARGET = Target(">=", 1.7)
 
 
 @asynccontextmanager
-async def worker(database_url: str, redis_url: str, log: Path) -> AsyncIterator[str]:
-    """One `superbiz serve` process on a free port; yields its base URL."""
+async def worker(database_url: str, redis_url: str, log: Path) -> AsyncIterator[ServedProcess]:
+    """One `superbiz serve` process on a free port."""
     env = {"SUPERBIZ_DATABASE_URL": database_url, "SUPERBIZ_REDIS_URL": redis_url}
     async with serve_process(env, log) as served:
-        yield served.url
+        yield served
 
 
-async def _load(urls: list[str], ctx: BenchContext) -> float:
-    """Runs/s over the workers, least runs in flight first, from the raw-socket client (`raw_client`)."""
+async def _load(workers: list[ServedProcess], ctx: BenchContext) -> tuple[float, CpuPerRun]:
+    """Runs/s over the workers, least runs in flight first, from the raw-socket client (`raw_client`),
+    and the CPU per run it cost."""
     async with client() as http:
-        for url in urls:
-            await chat_run(http, url)  # warm each worker
-    clients = [RawChatClient(url) for url in urls]
+        for served in workers:
+            await chat_run(http, served.url)  # warm each worker
+    clients = [RawChatClient(served.url) for served in workers]
     in_flight = dict.fromkeys(range(len(clients)), 0)
 
     async def least_busy(index: int) -> RunTiming:
@@ -55,6 +62,7 @@ async def _load(urls: list[str], ctx: BenchContext) -> float:
         finally:
             in_flight[chosen] -= 1
 
+    before = snapshot()
     try:
         load = await closed_loop(
             least_busy,
@@ -64,9 +72,16 @@ async def _load(urls: list[str], ctx: BenchContext) -> float:
     finally:
         for raw in clients:
             await raw.close()
+    cpu = cpu_per_run(
+        before,
+        snapshot(),
+        runs=len(load.completed),
+        workers={served.pid for served in workers},
+        client=os.getpid(),
+    )
     if len(load.completed) < len(load.timings):
         raise RuntimeError(f"{len(load.timings) - len(load.completed)} scale-out runs did not complete")
-    return load.runs_per_s
+    return load.runs_per_s, cpu
 
 
 async def _conversation(urls: list[str], database_url: str, redis_url: str) -> dict[str, Any]:
@@ -105,6 +120,32 @@ async def _length(store: aioredis.Redis, key: str) -> int:
     return 1
 
 
+async def _round(first: ServedProcess, second: ServedProcess, ctx: BenchContext) -> dict[str, float]:
+    """One worker, two workers, one worker beside a CPU-bound process, and the machine's ceiling."""
+    one, one_cpu = await _load([first], ctx)  # the second worker idles meanwhile
+    two, two_cpu = await _load([first, second], ctx)
+    async with cpu_bound_neighbour():
+        _, neighbour_cpu = await _load([first], ctx)
+    ceiling = await two_cores_speedup()
+    # Saturated, one worker does 1 / (its CPU per run) runs/s and two do 2 / (all CPU per run).
+    allowed = 2 * one_cpu.workers_ms / (two_cpu.workers_ms + two_cpu.besides_workers_ms)
+    return {
+        "one": one,
+        "two": two,
+        "speedup": two / one if one else float("nan"),
+        "machine": ceiling,
+        "one_worker_ms": one_cpu.workers_ms,
+        "one_idle_ms": one_cpu.idle_ms,
+        "neighbour_ms": neighbour_cpu.workers_ms,
+        "two_workers_ms": two_cpu.workers_ms,
+        "two_databases_ms": two_cpu.databases_ms,
+        "two_client_ms": two_cpu.client_ms,
+        "two_other_ms": two_cpu.other_ms,
+        "two_idle_ms": two_cpu.idle_ms,
+        "allowed": allowed,
+    }
+
+
 async def run(ctx: BenchContext) -> ItemResult:
     result = ItemResult("scale_out", "Scale-out: one vs two worker processes on PostgreSQL + Redis")
     log = Path("bench-results/workers.log")
@@ -118,12 +159,8 @@ async def run(ctx: BenchContext) -> ItemResult:
             # This VM's speed drifts by tens of percent within a minute: one phase of each, one after
             # the other, read anywhere from 1.0x to 2.0x. Interleaved rounds, compared pairwise.
             for _ in range(max(1, ctx.sizes.repeats)):
-                one = await _load([first], ctx)  # the second worker idles meanwhile
-                two = await _load([first, second], ctx)
-                ceiling = await two_cores_speedup()
-                speedup = two / one if one else float("nan")
-                rounds.append({"one": one, "two": two, "speedup": speedup, "machine": ceiling})
-            conversation = await _conversation([first, second], url, redis_url)
+                rounds.append(await _round(first, second, ctx))
+            conversation = await _conversation([first.url, second.url], url, redis_url)
     median = {name: statistics.median(r[name] for r in rounds) for name in rounds[0]}
     result.add("one worker", median["one"], "runs/s")
     result.add("two workers", median["two"], "runs/s")
@@ -131,6 +168,15 @@ async def run(ctx: BenchContext) -> ItemResult:
     result.add("this machine: two CPU-bound processes / one (no I/O, nothing shared)", median["machine"], "x")
     shares = [r["speedup"] / r["machine"] for r in rounds]
     result.add("two / one as a share of the machine's two / one", 100 * statistics.median(shares), "%")
+    result.add("CPU per run, one worker: the worker", median["one_worker_ms"], "ms")
+    result.add("CPU per run, one worker beside a CPU-bound process: the worker", median["neighbour_ms"], "ms")
+    result.add("CPU per run, two workers: the workers", median["two_workers_ms"], "ms")
+    result.add("CPU per run, two workers: PostgreSQL and Redis", median["two_databases_ms"], "ms")
+    result.add("CPU per run, two workers: the load client", median["two_client_ms"], "ms")
+    result.add("CPU per run, two workers: kernel and the rest", median["two_other_ms"], "ms")
+    result.add(
+        "two / one these CPU costs allow: 2 x one worker / (two workers + the rest)", median["allowed"], "x"
+    )
     result.add(
         "turn 2 on the other worker: message pairs",
         float(conversation["message_pair_count"]),
