@@ -129,6 +129,8 @@ async def _round(first: ServedProcess, second: ServedProcess, ctx: BenchContext)
     ceiling = await two_cores_speedup()
     # Saturated, one worker does 1 / (its CPU per run) runs/s and two do 2 / (all CPU per run).
     allowed = 2 * one_cpu.workers_ms / (two_cpu.workers_ms + two_cpu.besides_workers_ms)
+    # The same if a worker cost no more per run beside another: what the rest alone leaves.
+    unshared = 2 * one_cpu.workers_ms / (one_cpu.workers_ms + two_cpu.besides_workers_ms)
     return {
         "one": one,
         "two": two,
@@ -143,6 +145,7 @@ async def _round(first: ServedProcess, second: ServedProcess, ctx: BenchContext)
         "two_other_ms": two_cpu.other_ms,
         "two_idle_ms": two_cpu.idle_ms,
         "allowed": allowed,
+        "unshared": unshared,
     }
 
 
@@ -177,6 +180,7 @@ async def run(ctx: BenchContext) -> ItemResult:
     result.add(
         "two / one these CPU costs allow: 2 x one worker / (two workers + the rest)", median["allowed"], "x"
     )
+    result.add("the same if two workers cost per run what one alone does", median["unshared"], "x")
     result.add(
         "turn 2 on the other worker: message pairs",
         float(conversation["message_pair_count"]),
