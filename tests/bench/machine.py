@@ -49,7 +49,7 @@ async def two_cores_speedup(*, iterations: int = 4_000_000) -> float:
 
 @asynccontextmanager
 async def cpu_bound_neighbour() -> AsyncIterator[int]:
-    """A pure-Python CPU-bound process running (on the other core) until the block ends; yields its pid."""
+    """A concurrent pure-Python CPU-bound process, running until the block ends; yields its pid."""
     job = await asyncio.create_subprocess_exec(
         sys.executable, "-c", "while True:\n" + _indented(_JOB % 10**6)
     )

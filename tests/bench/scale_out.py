@@ -137,6 +137,7 @@ async def _round(first: ServedProcess, second: ServedProcess, ctx: BenchContext)
         "speedup": two / one if one else float("nan"),
         "machine": ceiling,
         "one_worker_ms": one_cpu.workers_ms,
+        "one_core_share": one * one_cpu.workers_ms / 1000,
         "one_idle_ms": one_cpu.idle_ms,
         "neighbour_ms": neighbour_cpu.workers_ms,
         "two_workers_ms": two_cpu.workers_ms,
@@ -172,6 +173,10 @@ async def run(ctx: BenchContext) -> ItemResult:
     shares = [r["speedup"] / r["machine"] for r in rounds]
     result.add("two / one as a share of the machine's two / one", 100 * statistics.median(shares), "%")
     result.add("CPU per run, one worker: the worker", median["one_worker_ms"], "ms")
+    # The bound below assumes one worker is CPU-bound: it then uses a whole core.
+    result.add(
+        "one worker: share of a core it used (runs/s x CPU per run)", 100 * median["one_core_share"], "%"
+    )
     result.add("CPU per run, one worker beside a CPU-bound process: the worker", median["neighbour_ms"], "ms")
     result.add("CPU per run, two workers: the workers", median["two_workers_ms"], "ms")
     result.add("CPU per run, two workers: PostgreSQL and Redis", median["two_databases_ms"], "ms")
