@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
+from functools import lru_cache
 
 # Most specific first: an explicit service label beats an app label, which beats the scrape job
 # (often a generic name such as "kubernetes-pods") and the container or workload names.
@@ -48,6 +49,15 @@ def service_of(labels: Mapping[str, str]) -> str | None:
         if match:
             return match.group("workload")
     return None
+
+
+@lru_cache(maxsize=1024)
+def name_pattern(name: str) -> re.Pattern[str]:
+    """`name` as a whole word, where a hyphen counts as part of a word ("api" is not in "api-gateway").
+
+    Compiled once per name: the analyst and EvidenceGuard test every name against many lines.
+    """
+    return re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
 
 
 def instance_of(labels: Mapping[str, str]) -> str | None:

@@ -11,7 +11,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from functools import lru_cache
 
 from graph.analysts.rules.vocabulary import (
     BAD_SIGNAL,
@@ -20,6 +19,7 @@ from graph.analysts.rules.vocabulary import (
     SEVERE_ALERTS,
     WARN_LEVELS,
 )
+from tools.digest.labels import name_pattern
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummary
 
 CLUSTER_SPAN = timedelta(minutes=30)
@@ -180,13 +180,7 @@ def _link_dependencies(suspects: dict[str, Suspect]) -> None:
 
 def mentions(text: str, service: str) -> bool:
     """Whether lower-cased `text` names `service` as a whole word (hyphens count as part of it)."""
-    return _whole_word(service).search(text) is not None
-
-
-@lru_cache(maxsize=1024)
-def _whole_word(service: str) -> re.Pattern[str]:
-    # Compiled once per service name: ranking asks this for every pair of services and error lines.
-    return re.compile(rf"(?<![\w-]){re.escape(service.lower())}(?![\w-])")
+    return name_pattern(service.lower()).search(text) is not None
 
 
 def _densest_window(troubled: Sequence[Suspect]) -> datetime:

@@ -7,6 +7,8 @@ from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from tools.digest.labels import name_pattern
+
 _QUOTED = re.compile(r"\"([^\"]{3,})\"|'([^']{3,})'|`([^`]{3,})`")
 _ISO_TIME = re.compile(r"\b(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(?::\d{2})?(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
 _CLOCK_TIME = re.compile(r"(?<![\d:])(\d{1,2}):(\d{2})(?::\d{2})?(?![\d:])")
@@ -48,7 +50,7 @@ def extract_claims(statement: str, entities: Iterable[str]) -> list[Claim]:
     for entity in sorted(set(entities), key=len, reverse=True):
         if entity not in lowered:  # cheap test first: most of a run's names are not in a statement
             continue
-        pattern = re.compile(rf"(?<![\w-]){re.escape(entity)}(?![\w-])")
+        pattern = name_pattern(entity)
         if pattern.search(lowered):
             claims.append(Claim("entity", entity))
             lowered = pattern.sub(" ", lowered)

@@ -53,9 +53,7 @@ def test_alert_instances_and_groups_are_bounded() -> None:
     alerts = [_alert("Flap", "2031-01-05T07:00:00Z", service="s", pod=f"p{i}") for i in range(50)]
     alerts += [_alert(f"A{i}", "2031-01-05T07:00:00Z", service="s") for i in range(30)]
     limits = DigestLimits(max_instances=4, max_alert_groups=5)
-    digest = build_digest(
-        [_item("a", EvidenceSource.ALERTS, {"alerts": alerts})], now=NOW, limits=limits
-    )
+    digest = build_digest([_item("a", EvidenceSource.ALERTS, {"alerts": alerts})], now=NOW, limits=limits)
     assert len(digest.alert_groups) == 5
     assert digest.alert_groups[0].count == 50 and len(digest.alert_groups[0].instances) == 4
 
@@ -123,8 +121,7 @@ def test_knowledge_cases_and_gaps_are_kept_short_and_ranked() -> None:
 def test_digest_is_deterministic() -> None:
     alerts = [_alert("X", "2031-01-05T07:00:00Z", service="s", pod=f"p{i}") for i in range(3)]
     lines = [
-        {"ts": "2031-01-05T07:59:00Z", "labels": {"service": "s"}, "message": f"m {i}"}
-        for i in range(10)
+        {"ts": "2031-01-05T07:59:00Z", "labels": {"service": "s"}, "message": f"m {i}"} for i in range(10)
     ]
     evidence = [
         _item("a", EvidenceSource.ALERTS, {"alerts": alerts}),
@@ -140,3 +137,13 @@ def test_a_pod_label_alone_names_its_workload() -> None:
     assert service_of({"pod": "ledger-db-2"}) == "ledger-db"
     assert service_of({"pod": "cache-redis"}) is None  # no hash: not cut
     assert service_of({"service": "billing", "pod": "x-7d9f8b6c4d-x2k4p"}) == "billing"
+
+
+def test_a_name_matches_as_a_whole_word_where_a_hyphen_is_part_of_the_word() -> None:
+    from tools.digest.labels import name_pattern
+
+    assert name_pattern("api").search("timeout calling api: 503")
+    assert not name_pattern("api").search("timeout calling api-gateway")
+    assert not name_pattern("api").search("the rapid-api plugin")
+    assert not name_pattern("api").search("apis are down")
+    assert name_pattern("pay.v2").search("pay.v2 failed") and not name_pattern("pay.v2").search("payxv2")
