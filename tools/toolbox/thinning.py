@@ -50,7 +50,8 @@ def extremes_by_bucket(series: list[list[Sample]], at_most: int) -> list[list[Sa
         return []
     lengths = np.fromiter(map(len, series), dtype=np.intp, count=len(series))
     total = int(lengths.sum())
-    values = np.fromiter(map(_value, chain.from_iterable(series)), dtype=np.float64, count=total)
+    flat = list(chain.from_iterable(series))
+    values = np.fromiter(map(_value, flat), dtype=np.float64, count=total)
     buckets = max(1, at_most // 2)
     # Bucket k of a series of n points is [int(k * (n / buckets)), int((k + 1) * (n / buckets))), the
     # same float products as the per-series definition, shifted to flat positions.
@@ -71,7 +72,6 @@ def extremes_by_bucket(series: list[list[Sample]], at_most: int) -> list[list[Sa
     keep[1::2] = later != earlier
     positions = chosen[keep].tolist()
     counts = np.bincount(np.repeat(series_of_bucket, 2)[keep], minlength=len(series)).tolist()
-    flat = list(chain.from_iterable(series))
     thinned: list[list[Sample]] = []
     taken = 0
     for samples, count in zip(series, counts, strict=True):
