@@ -17,6 +17,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("superbiz.api")
 
+# The pydantic error type of text holding control characters (api/schemas.py): answered 422 with its
+# own code, so a client can tell "remove the control characters" from any other invalid input.
+INVALID_CHARACTERS_ERROR = "invalid_characters"
+
 
 class ApiError(Exception):
     """A failure with a stable code and a message that is safe to show."""
@@ -83,6 +87,13 @@ def _validation_details(exc: RequestValidationError) -> list[dict[str, str]]:
     return details
 
 
+def validation_code(errors: list[Any]) -> str:
+    """INVALID_CHARACTERS when any field holds control characters, else VALIDATION_ERROR."""
+    if any(err.get("type") == INVALID_CHARACTERS_ERROR for err in errors):
+        return "INVALID_CHARACTERS"
+    return "VALIDATION_ERROR"
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Register the handlers that turn every error into the wrapper, once."""
 
@@ -105,7 +116,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def on_validation_error(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return error_response(422, "VALIDATION_ERROR", "The request is invalid.", _validation_details(exc))
+        code = validation_code(list(exc.errors()))
+        return error_response(422, code, "The request is invalid.", _validation_details(exc))
 
     async def on_unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error on %s %s", request.method, request.url.path)

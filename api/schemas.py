@@ -2,13 +2,50 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
+
+from api.errors import INVALID_CHARACTERS_ERROR
 
 SESSION_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
 RUN_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
 MAX_QUERY_CHARS = 16_000  # hard ceiling; the configured limit (chat.max_query_chars) is checked too
+
+
+# C0 controls except tab, newline and carriage return; DEL; C1 controls; lone surrogates.
+# NUL cannot be stored in PostgreSQL text at all. C1 is refused too although every database stores it:
+# no question or comment needs it, and U+009B (CSI) is an escape sequence for terminals that read
+# stored text back (the CLI, a log viewer). Lone surrogates (json.loads accepts "\ud800") cannot be
+# encoded as UTF-8, so no store could write them either.
+_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
+def forbidden_character(text: str) -> bool:
+    """Whether `text` holds a character no field of this API accepts."""
+    return _FORBIDDEN.search(text) is not None
+
+
+def _reject_forbidden(value: Any) -> Any:
+    texts = value if isinstance(value, list) else [value]
+    if any(isinstance(text, str) and forbidden_character(text) for text in texts):
+        raise PydanticCustomError(INVALID_CHARACTERS_ERROR, "control characters are not allowed")
+    return value
+
+
+# For path and query parameters; request bodies check every field through `_TextBody`.
+PlainText = BeforeValidator(_reject_forbidden)
+
+
+class _TextBody(BaseModel):
+    """A request body whose every text field (strings and lists of strings) is free of control characters."""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_control_characters(cls, value: Any) -> Any:
+        return _reject_forbidden(value)
 
 
 def _first(data: dict[str, Any], *names: str) -> Any:
@@ -18,7 +55,7 @@ def _first(data: dict[str, Any], *names: str) -> Any:
     return None
 
 
-class ChatRequest(BaseModel):
+class ChatRequest(_TextBody):
     """`{"sessionId"?, "query"}`; also `Id`/`id` and `Question`/`question`."""
 
     model_config = ConfigDict(extra="ignore")
@@ -45,7 +82,7 @@ class ChatRequest(BaseModel):
         return stripped
 
 
-class AiOpsRequest(BaseModel):
+class AiOpsRequest(_TextBody):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
     session_id: str | None = Field(default=None, alias="sessionId", pattern=SESSION_ID_PATTERN)
@@ -61,7 +98,7 @@ class AiOpsRequest(BaseModel):
         return value
 
 
-class FeedbackRequest(BaseModel):
+class FeedbackRequest(_TextBody):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
     session_id: str = Field(alias="sessionId", pattern=SESSION_ID_PATTERN)

@@ -9,24 +9,18 @@ from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
 from fastapi import APIRouter, Request
+from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from api.aiops_use_case import aiops_frames
 from api.chat_stream import admit_and_open, streaming_response
 from api.deps import PrincipalDep, ServicesDep
-from api.errors import ApiError
 from api.keep_alive import keep_alive
 from api.schemas import AiOpsRequest
 
 log = logging.getLogger("superbiz.aiops")
 router = APIRouter(tags=["aiops"])
-
-
-class InvalidBody(ApiError):
-    status_code = 422
-    code = "VALIDATION_ERROR"
-    message = "The request is invalid."
 
 
 async def _body(request: Request) -> AiOpsRequest:
@@ -37,8 +31,9 @@ async def _body(request: Request) -> AiOpsRequest:
         # pydantic's own parser: invalid UTF-8 and absurdly deep nesting are validation errors here,
         # where json.loads raised UnicodeDecodeError / RecursionError (answered 500).
         return AiOpsRequest.model_validate_json(raw)
-    except ValidationError:
-        raise InvalidBody() from None
+    except ValidationError as error:
+        # The same 422 body as the routes FastAPI validates (fields named, codes shared).
+        raise RequestValidationError(error.errors(include_input=False, include_url=False)) from None
 
 
 async def _as_sse(messages: AsyncGenerator[dict[str, Any] | None]) -> AsyncIterator[ServerSentEvent]:

@@ -9,12 +9,13 @@ from fastapi import APIRouter, Path, Query
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import NotFound, envelope
 from api.presenters import run_summary_json, run_trace_json
-from api.schemas import RUN_ID_PATTERN, SESSION_ID_PATTERN
+from api.schemas import RUN_ID_PATTERN, SESSION_ID_PATTERN, PlainText
 from persistence.records import RecordNotFound
 
 router = APIRouter(tags=["runs"])
 
-SessionPath = Annotated[str, Path(alias="sessionId", pattern=SESSION_ID_PATTERN)]
+SessionPath = Annotated[str, Path(alias="sessionId", pattern=SESSION_ID_PATTERN), PlainText]
+RunQuery = Annotated[str, Query(alias="runId", pattern=RUN_ID_PATTERN), PlainText]
 
 
 async def _owned_session(services: ServicesDep, session_id: str, principal: str | None) -> None:
@@ -40,7 +41,7 @@ async def list_runs(
 @router.get("/api/diagnosis/{sessionId}/trace")
 async def run_trace(
     session_id: SessionPath,
-    run_id: Annotated[str, Query(alias="runId", pattern=RUN_ID_PATTERN)],
+    run_id: RunQuery,
     services: ServicesDep,
     principal: PrincipalDep,
 ) -> dict[str, Any]:
