@@ -17,7 +17,7 @@ from starlette.types import Receive, Scope, Send
 
 from api.admission import Permit
 from api.chat_use_case import ChatUseCase, OpenedRun
-from api.errors import ApiError, Unavailable
+from api.errors import ApiError, DatabaseUnavailable, Unavailable, database_outage
 from api.keep_alive import keep_alive, next_or_idle
 from api.run_control import end_reason
 from api.sse import ChatProtocol, ProtocolViolation
@@ -104,8 +104,11 @@ async def admit_and_open(
     except ApiError:
         permit.release()
         raise
-    except Exception:
+    except Exception as error:
         permit.release()
+        if database_outage(error):
+            log.warning("could not open a run: database unavailable (%s)", type(error).__name__)
+            raise DatabaseUnavailable() from None
         log.exception("could not open a run")
         raise Unavailable("The service cannot start a run right now.") from None
 

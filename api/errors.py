@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 log = logging.getLogger("superbiz.api")
@@ -45,6 +46,23 @@ class Unavailable(ApiError):
     status_code = 503
     code = "UNAVAILABLE"
     message = "The service is busy; retry shortly."
+
+
+class DatabaseUnavailable(Unavailable):
+    """The application database cannot be reached: the same retryable code, the dependency named."""
+
+    message = "The database is unavailable; retry shortly."
+
+    def __init__(self) -> None:
+        super().__init__(data={"dependency": "database"})
+
+
+def database_outage(exc: BaseException) -> bool:
+    """Whether `exc` says the database cannot be reached (refused, gone, pool exhausted), as opposed
+    to a statement the database refused, which is a bug (500)."""
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    return isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError)
 
 
 class Unauthorized(ApiError):
@@ -123,7 +141,17 @@ def install_error_handlers(app: FastAPI) -> None:
         log.exception("unexpected error on %s %s", request.method, request.url.path)
         return error_response(500, "INTERNAL_ERROR", "An internal error occurred.")
 
+    async def on_database_error(request: Request, exc: Exception) -> JSONResponse:
+        # Registered for SQLAlchemy's errors, not as part of the catch-all: Starlette re-raises what
+        # reaches the catch-all (a traceback per request), while an outage is expected, not a bug.
+        if not database_outage(exc):
+            return await on_unexpected(request, exc)
+        # The class only: the exception text holds the statement and its parameters.
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path, type(exc).__name__)
+        return await on_api_error(request, DatabaseUnavailable())
+
     app.add_exception_handler(ApiError, on_api_error)
     app.add_exception_handler(StarletteHTTPException, on_http_error)
     app.add_exception_handler(RequestValidationError, on_validation_error)
+    app.add_exception_handler(sa_exc.SQLAlchemyError, on_database_error)
     app.add_exception_handler(Exception, on_unexpected)
