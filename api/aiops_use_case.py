@@ -214,6 +214,7 @@ class AiOpsUseCase:
             history=[],
             flow=AgentFlow.AI_OPS.value,
             services=[group.service] if group.service else [],
+            principal=opened.principal,
         )
         handle = self._engine.start(request, observer=recorder)
         try:

@@ -53,6 +53,7 @@ class OpenedRun:
     query: str
     flow: AgentFlow
     services: list[str] = field(default_factory=list)
+    principal: str | None = None  # the session's owner: the run reads only its past cases
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +100,7 @@ class ChatUseCase:
         except SessionNotFound:
             # Another principal's session is answered exactly like a missing one.
             raise NotFound("Session not found.") from None
-        return OpenedRun(effective, run.run_id, query, flow, list(services or []))
+        return OpenedRun(effective, run.run_id, query, flow, list(services or []), principal=principal)
 
     def start(self, opened: OpenedRun, events: ChatEvents) -> RunControl:
         """Run the graph in its own task; the returned control cancels exactly this run."""
@@ -127,6 +128,7 @@ class ChatUseCase:
                 history=list(history.turns),
                 flow=opened.flow.value,
                 services=opened.services,
+                principal=opened.principal,
             )
             handle = self._engine.start(request, observer=recorder)
             result = await handle.result()

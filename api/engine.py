@@ -32,12 +32,12 @@ class DiagnosisEngine:
     evidence_budget_bytes: int
 
     def start(self, request: RunRequest, *, observer: RunObserver) -> RunHandle:
-        """Start one run with its own evidence store."""
+        """Start one run with its own evidence store, scoped to the run's principal."""
         parts = RunParts(
             analyst=self.analyst,
             rules=self.rules,
             toolbox=self.toolbox,
-            evidence=RunEvidence(budget_bytes=self.evidence_budget_bytes),
+            evidence=RunEvidence(budget_bytes=self.evidence_budget_bytes, principal=request.principal),
             digest=build_digest,
             budgets=self.budgets,
         )

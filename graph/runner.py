@@ -36,7 +36,8 @@ Flow = Literal["CHAT", "AI_OPS"]
 
 @dataclass(frozen=True, slots=True)
 class RunRequest:
-    """One question to diagnose; `history` holds prior turns `{query, summary, root_cause_service}`."""
+    """One question to diagnose; `history` holds prior turns `{query, summary, root_cause_service}`.
+    `principal` owns the run (None without authentication): it scopes the past cases it may read."""
 
     run_id: str
     session_id: str
@@ -44,6 +45,7 @@ class RunRequest:
     history: list[dict[str, Any]] = field(default_factory=list)
     flow: Flow = "CHAT"
     services: list[str] = field(default_factory=list)
+    principal: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

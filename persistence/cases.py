@@ -1,4 +1,8 @@
-"""The case library: cases grown from useful runs, and the similar-case lookup runs consult."""
+"""The case library: cases grown from useful runs, and the similar-case lookup runs consult.
+
+A case belongs to the principal of its run's session and is only ever served to that principal;
+cases of runs without one (no authentication configured) form the shared library of such callers.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from persistence import records
 from persistence.case_ranking import overlap_score, tokens
 from persistence.dialects import insert_for
 from persistence.records import CaseRecord, RunNotFound, bounded
-from persistence.tables import CaseLibrary, DiagnosisRun
+from persistence.tables import CaseLibrary, ChatSession, DiagnosisRun
 from tools.base import PastCase
 
 _CASE_CANDIDATES = 500  # newest cases ranked per similarity query (bounded work per call)
@@ -32,14 +36,19 @@ class CaseLibraryStore:
     async def create_or_reuse_case(
         self, *, run_id: str, root_cause_service: str | None = None, category: str | None = None
     ) -> CaseRecord | None:
-        """The case of this run (`diagnosis_id = run_id`): created once, reused (use_count + 1)
-        after. None when the run released no diagnosis (no answer, or only the safe fallback);
-        `RunNotFound` when there is no such run."""
+        """The case of this run (`diagnosis_id = run_id`), owned by the principal of the run's
+        session: created once, reused (use_count + 1) after. None when the run released no
+        diagnosis (no answer, or only the safe fallback); `RunNotFound` when there is no such run."""
         async with self._sessions() as db:
-            query = select(DiagnosisRun).where(col(DiagnosisRun.run_id) == run_id)
-            run = (await db.exec(query)).first()
-            if run is None:
+            query = (
+                select(DiagnosisRun, ChatSession.principal)
+                .join(ChatSession, col(ChatSession.session_id) == col(DiagnosisRun.session_id))
+                .where(col(DiagnosisRun.run_id) == run_id)
+            )
+            found = (await db.exec(query)).first()
+            if found is None:
                 raise RunNotFound(run_id)
+            run, principal = found
             if run.answer is None or run.outcome != "SUCCESS":
                 return None
             root = _root_cause(run.answer)
@@ -51,6 +60,8 @@ class CaseLibraryStore:
                 root_cause_service=bounded(root_cause_service, 128) or root.get("service"),
                 category=bounded(category, 64) or root.get("category"),
                 diagnosis_id=run_id,
+                # the owner comes from the stored session, never from the caller
+                principal=principal,
                 created_at=now,
                 updated_at=now,
                 use_count=1,
@@ -70,14 +81,17 @@ class CaseLibraryStore:
             case = (await db.exec(query_case)).one()
         return records.case_record(case, created=created)
 
-    async def similar_cases(self, *, query: str, limit: int) -> list[PastCase]:
-        """Past cases sharing words with `query`, best first (satisfies `tools.base.CaseSource`)."""
+    async def similar_cases(self, *, query: str, limit: int, principal: str | None) -> list[PastCase]:
+        """`principal`'s past cases sharing words with `query`, best first (satisfies
+        `tools.base.CaseSource`). None reads only cases created without a principal."""
         question = tokens(query)
         if not question or limit <= 0:
             return []
+        owned = _owned_by(principal)
         # Rank on the queries alone; load whole rows (answers included) only for the best few.
         newest = (
             select(CaseLibrary.id, CaseLibrary.query)
+            .where(owned)
             .order_by(col(CaseLibrary.updated_at).desc())
             .limit(_CASE_CANDIDATES)
         )
@@ -85,11 +99,9 @@ class CaseLibraryStore:
             candidates = (await db.exec(newest)).all()
             scores = {row_id: overlap_score(question, tokens(text)) for row_id, text in candidates}
             best = sorted((i for i, score in scores.items() if score > 0), key=lambda i: -scores[i])[:limit]
-            rows = (
-                (await db.exec(select(CaseLibrary).where(col(CaseLibrary.id).in_(best)))).all()
-                if best
-                else []
-            )
+            # the owner is checked again on the rows served, not only on the ranked candidates
+            chosen = select(CaseLibrary).where(col(CaseLibrary.id).in_(best), owned)
+            rows = (await db.exec(chosen)).all() if best else []
         ranked = sorted(
             ((scores[row.id], row) for row in rows if row.id is not None), key=lambda pair: -pair[0]
         )
@@ -105,6 +117,12 @@ class CaseLibraryStore:
             )
             for score, row in ranked
         ]
+
+
+def _owned_by(principal: str | None) -> sa.ColumnElement[bool]:
+    # `= NULL` is never true in SQL: the unauthenticated library is matched with IS NULL
+    owner = col(CaseLibrary.principal)
+    return owner.is_(None) if principal is None else owner == principal
 
 
 def _root_cause(answer_json: str) -> dict[str, str]:

@@ -159,6 +159,8 @@ class CaseLibrary(SQLModel, table=True):
         sa.UniqueConstraint("case_id", name="uq_case_library_case_id"),
         # one case per run: a second useful feedback reuses it
         sa.UniqueConstraint("diagnosis_id", name="uq_case_library_diagnosis_id"),
+        # the similar-case lookup reads one principal's newest cases
+        sa.Index("ix_case_library_principal_updated", "principal", "updated_at"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -168,6 +170,9 @@ class CaseLibrary(SQLModel, table=True):
     root_cause_service: str | None = Field(default=None, max_length=128)
     category: str | None = Field(default=None, max_length=64)
     diagnosis_id: str = Field(max_length=64)
+    # The principal of the run's session; a case is only ever served to that same principal
+    # (None-owned cases, from runs without authentication, only to callers without one).
+    principal: str | None = Field(default=None, max_length=ID_CHARS)
     created_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     updated_at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime)
     use_count: int = Field(default=0)

@@ -195,7 +195,10 @@ class KnowledgeSource(Protocol):
 class CaseSource(Protocol):
     """Port for the case library; persistence satisfies it structurally, api wires it."""
 
-    async def similar_cases(self, *, query: str, limit: int) -> list[PastCase]: ...
+    async def similar_cases(self, *, query: str, limit: int, principal: str | None) -> list[PastCase]:
+        """Only `principal`'s own cases; None means the caller has none (no authentication) and
+        reads only cases created without one."""
+        ...
 
 
 @dataclass(slots=True)

@@ -44,6 +44,9 @@ class RunEvidence:
     """
 
     budget_bytes: int
+    # Whose run this is: tools that answer per principal (the case library) read only theirs.
+    # None is a run without authentication.
+    principal: str | None = None
     _items: dict[str, Evidence | None] = field(default_factory=dict)
     _counters: dict[EvidenceSource, int] = field(default_factory=dict)
     _total_bytes: int = 0

@@ -49,7 +49,7 @@ async def test_useful_feedback_creates_then_reuses_a_case_of_that_run(
     second = await client.post("/api/feedback", json={"sessionId": "fb-c", "runId": run_id, "useful": True})
     assert second.json()["data"]["caseId"] == body["caseId"]
     assert await count_rows(app, "case_library") == 1
-    cases = await services_of(app).runs.similar_cases(query="checkout slow", limit=5)
+    cases = await services_of(app).runs.similar_cases(query="checkout slow", limit=5, principal=None)
     assert [c.diagnosis_id for c in cases] == [run_id]
     trace = (await client.get("/api/diagnosis/fb-c/trace", params={"runId": run_id})).json()
     assert trace["data"]["feedback"]["useful"] is True
@@ -78,5 +78,5 @@ async def test_case_keeps_the_reports_root_cause_service_and_category(
 ) -> None:
     run_id = await _run(client, "fb-f", "why is checkout slow?")
     await client.post("/api/feedback", json={"sessionId": "fb-f", "runId": run_id, "useful": True})
-    [case] = await services_of(app).runs.similar_cases(query="why is checkout slow", limit=1)
+    [case] = await services_of(app).runs.similar_cases(query="why is checkout slow", limit=1, principal=None)
     assert (case.root_cause_service, case.category) == ("payment", "connection_pool_exhaustion")

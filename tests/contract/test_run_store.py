@@ -286,9 +286,9 @@ async def test_useful_feedback_grows_one_case_per_run(run_store: RunStore) -> No
     assert second.use_count == 2
 
     assert isinstance(run_store, CaseSource)
-    found = await run_store.similar_cases(query=f"{word} checkout latency", limit=3)
+    found = await run_store.similar_cases(query=f"{word} checkout latency", limit=3, principal=None)
     assert found[0].diagnosis_id == run_id and found[0].score > 0
-    assert await run_store.similar_cases(query=uuid.uuid4().hex, limit=3) == []
+    assert await run_store.similar_cases(query=uuid.uuid4().hex, limit=3, principal=None) == []
     with pytest.raises(RunNotFound):
         await run_store.create_or_reuse_case(run_id="run-missing")
 

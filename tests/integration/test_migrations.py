@@ -67,7 +67,7 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_head_on_an_empty_database_creates_every_table(empty_db_url: str) -> None:
     assert current_revision(empty_db_url) is None
     upgrade_head(empty_db_url)
-    assert current_revision(empty_db_url) == head_revision() == "0003_run_id_indexes"
+    assert current_revision(empty_db_url) == head_revision() == "0004_case_principal"
     assert _tables(empty_db_url) == APP_TABLES
     assert "orchestration_trace" in _columns(empty_db_url, "diagnosis_run")
 
@@ -219,3 +219,82 @@ def test_workers_migrating_postgres_at_once_both_succeed() -> None:
         assert errors == []
         assert current_revision(url) == head_revision()
         assert check_drift(url) == []
+
+
+def _insert_revision_three_cases(url: str) -> None:
+    """Cases of alice's run, of a run without a principal, and of a run that is gone."""
+    now = datetime.now(UTC)
+    engine = _engine(url)
+    meta = sa.MetaData()
+    meta.reflect(engine, only=["chat_session", "diagnosis_run", "case_library"])
+    session, run, case = (meta.tables[n] for n in ("chat_session", "diagnosis_run", "case_library"))
+    times = {"created_at": now, "updated_at": now}
+    with engine.begin() as connection:
+        for sid, principal in (("s-alice", "alice"), ("s-anon", None)):
+            connection.execute(
+                session.insert().values(
+                    session_id=sid,
+                    principal=principal,
+                    status="ACTIVE",
+                    message_pair_count=1,
+                    created_at=now,
+                    last_active_at=now,
+                )
+            )
+            connection.execute(
+                run.insert().values(
+                    run_id=f"run-{sid}",
+                    session_id=sid,
+                    agent_flow="CHAT",
+                    query="q",
+                    status="SUCCESS",
+                    step_count=0,
+                    tool_call_count=0,
+                    heartbeat_at=now,
+                    **times,
+                )
+            )
+        for diagnosis_id in ("run-s-alice", "run-s-anon", "run-gone"):
+            connection.execute(
+                case.insert().values(
+                    case_id=f"case-{diagnosis_id}",
+                    query="q",
+                    answer="{}",
+                    diagnosis_id=diagnosis_id,
+                    use_count=1,
+                    **times,
+                )
+            )
+    engine.dispose()
+
+
+def _case_owners(url: str) -> dict[str, str | None]:
+    engine = _engine(url)
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(sa.text("SELECT case_id, principal FROM case_library")).all()
+            return {str(case_id): principal for case_id, principal in rows}
+    finally:
+        engine.dispose()
+
+
+def test_existing_cases_take_the_principal_of_their_runs_session_and_downgrade_keeps_them(
+    empty_db_url: str,
+) -> None:
+    upgrade(empty_db_url, "0003_run_id_indexes")
+    _insert_revision_three_cases(empty_db_url)
+    upgrade_head(empty_db_url)
+    assert _case_owners(empty_db_url) == {
+        "case-run-s-alice": "alice",
+        "case-run-s-anon": None,
+        "case-run-gone": None,  # no run to own it: only callers without a principal see it
+    }
+    assert "ix_case_library_principal_updated" in _index_names(empty_db_url, "case_library")
+    downgrade(empty_db_url, "0003_run_id_indexes")
+    assert "principal" not in _columns(empty_db_url, "case_library")
+    assert "ix_case_library_principal_updated" not in _index_names(empty_db_url, "case_library")
+    engine = _engine(empty_db_url)
+    with engine.connect() as connection:
+        kept = connection.execute(sa.text("SELECT count(*) FROM case_library")).scalar_one()
+    engine.dispose()
+    assert kept == 3

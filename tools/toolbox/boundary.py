@@ -38,6 +38,8 @@ _NOT_CONFIGURED = "The {source} source is not configured."
 # An unknown tool has no source of its own; it is filed under knowledge so the run still shows it.
 _UNKNOWN_TOOL_SOURCE = EvidenceSource.KNOWLEDGE
 _CLOCK_SOURCES = ("metrics", "alerts", "logs")
+# Sources whose answers belong to one principal: past cases never cross principals.
+_PER_PRINCIPAL = frozenset({EvidenceSource.CASES})
 
 
 class Toolbox:
@@ -119,16 +121,22 @@ class Toolbox:
         if getattr(self.sources, spec.source.value) is None:
             summary = _NOT_CONFIGURED.format(source=spec.source.value)
             return run.record(_refusal(tool, spec.source, summary, query, EvidenceStatus.UNAVAILABLE))
-        key = json.dumps([self._namespace, tool, query], sort_keys=True)
+        # A per-principal source sees the run's principal and caches per principal; every other
+        # source sees none, so its shared cached answers can never depend on who asked.
+        principal = run.principal if spec.source in _PER_PRINCIPAL else None
+        key = json.dumps([self._namespace, tool, query, principal], sort_keys=True)
         evidence_id = run.reserve(spec.source)  # before the await: ids follow the plan order
-        outcome = await self._cache.get_or_compute(key, lambda: self._compute(spec, parsed, query))
+        outcome = await self._cache.get_or_compute(key, lambda: self._compute(spec, parsed, query, principal))
         return run.record(outcome, evidence_id)
 
-    async def _compute(self, spec: ToolSpec, parsed: BaseModel, query: dict[str, Any]) -> ToolOutcome:
+    async def _compute(
+        self, spec: ToolSpec, parsed: BaseModel, query: dict[str, Any], principal: str | None
+    ) -> ToolOutcome:
         started = time.perf_counter()
         try:
             async with asyncio.timeout(self.limits.tool_timeout_s):
-                context = ToolContext(sources=self.sources, limits=self.limits, now=await self.now())
+                now = await self.now()
+                context = ToolContext(sources=self.sources, limits=self.limits, now=now, principal=principal)
                 answer = await spec.handler(context, parsed)
         except TimeoutError:
             failure = (

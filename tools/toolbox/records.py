@@ -102,7 +102,7 @@ async def search_runbooks(ctx: ToolContext, args: SearchRunbooksArgs) -> Answer:
 
 async def search_cases(ctx: ToolContext, args: SearchCasesArgs) -> Answer:
     source: CaseSource = require(ctx.sources.cases, "cases")
-    cases = await source.similar_cases(query=args.query, limit=args.limit)
+    cases = await source.similar_cases(query=args.query, limit=args.limit, principal=ctx.principal)
     found = "; ".join(f"{c.case_id}: {c.root_cause_service or '?'} / {c.category or '?'}" for c in cases)
     return Answer(
         title="Similar past cases (historical clues, not evidence of the current incident)",

@@ -32,11 +32,13 @@ class Answer:
 
 @dataclass(frozen=True, slots=True)
 class ToolContext:
-    """What one call may use: the sources, the limits and the frozen `now` of this call."""
+    """What one call may use: the sources, the limits, the frozen `now` of this call and the
+    principal of the run that made it (None without authentication)."""
 
     sources: Sources
     limits: ToolLimits
     now: datetime
+    principal: str | None = None
 
     def window(self, minutes: int | None) -> TimeWindow:
         """[now - minutes, now]; refused past the configured maximum range."""

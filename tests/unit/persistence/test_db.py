@@ -22,8 +22,8 @@ def test_sync_url_keeps_psycopg_and_swaps_aiosqlite() -> None:
     assert sync_url("postgresql+psycopg://u:p%40ss@h/db").password == "p@ss"
 
 
-def test_head_revision_is_the_run_id_index_migration() -> None:
-    assert head_revision() == "0003_run_id_indexes"
+def test_head_revision_is_the_case_principal_migration() -> None:
+    assert head_revision() == "0004_case_principal"
 
 
 async def test_sqlite_engine_creates_its_directory_and_enforces_foreign_keys(
