@@ -13,6 +13,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from api.body_limit import BodyLimit
+from api.body_timeout import BodyTimeout
 from api.composition import build_services, close_services
 from api.errors import install_error_handlers
 from api.openapi import install_openapi
@@ -79,4 +80,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router)
     app.mount("/", StaticFiles(directory=frontend_dir(), html=True), name="frontend")
     app.add_middleware(BodyLimit, max_bytes=settings.chat.max_body_bytes)
+    app.add_middleware(BodyTimeout, timeout_s=settings.chat.body_read_timeout_s)
     return app

@@ -77,6 +77,7 @@ _HTTP_CODES = {
     403: "FORBIDDEN",
     404: "NOT_FOUND",
     405: "METHOD_NOT_ALLOWED",
+    408: "REQUEST_TIMEOUT",
     413: "PAYLOAD_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
     422: "VALIDATION_ERROR",
@@ -128,6 +129,7 @@ def install_error_handlers(app: FastAPI) -> None:
         message = {
             404: "Not found.",
             405: "Method not allowed.",
+            408: "The request body was not received in time.",
             413: "The request body is too large.",
         }.get(exc.status_code, "The request could not be processed.")
         return error_response(exc.status_code, code, message, headers=exc.headers)
