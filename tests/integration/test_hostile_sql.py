@@ -47,9 +47,10 @@ def _check(outcomes: list[Outcome], dialect: Dialect) -> None:
 @pytest.mark.postgres
 @pytest.mark.parametrize("role", ["privileged", "readonly"])
 async def test_corpus_changes_no_canary_on_postgres(role: str) -> None:
-    with canary_files() as (secret, out, _), postgres_target(
-        require_service_url("SUPERBIZ_TEST_PG_URL"), secret, out
-    ) as target:
+    with (
+        canary_files() as (secret, out, _),
+        postgres_target(require_service_url("SUPERBIZ_TEST_PG_URL"), secret, out) as target,
+    ):
         outcomes = await _run_corpus(target, role, "postgres")
     _check(outcomes, "postgres")
 
@@ -57,9 +58,10 @@ async def test_corpus_changes_no_canary_on_postgres(role: str) -> None:
 @pytest.mark.mysql
 @pytest.mark.parametrize("role", ["privileged", "readonly"])
 async def test_corpus_changes_no_canary_on_mariadb(role: str) -> None:
-    with canary_files() as (secret, out, _), mariadb_target(
-        require_service_url("SUPERBIZ_TEST_MYSQL_URL"), secret, out
-    ) as target:
+    with (
+        canary_files() as (secret, out, _),
+        mariadb_target(require_service_url("SUPERBIZ_TEST_MYSQL_URL"), secret, out) as target,
+    ):
         outcomes = await _run_corpus(target, role, "mysql")
     _check(outcomes, "mysql")
 
@@ -88,9 +90,10 @@ _TOKENS = st.sampled_from([
 
 @pytest.mark.postgres
 def test_random_token_soup_never_writes_or_reads_a_file() -> None:
-    with canary_files() as (secret, out, _), postgres_target(
-        require_service_url("SUPERBIZ_TEST_PG_URL"), secret, out
-    ) as target:
+    with (
+        canary_files() as (secret, out, _),
+        postgres_target(require_service_url("SUPERBIZ_TEST_PG_URL"), secret, out) as target,
+    ):
         source = SqlDatasources({"t": target.urls["privileged"]})
 
         @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
