@@ -7,6 +7,7 @@ unconfigured source is then UNAVAILABLE rather than silently answered with demo 
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import httpx
@@ -21,9 +22,16 @@ from tools.loki.fixture import LokiFixture
 from tools.prometheus.client import PrometheusClient
 from tools.prometheus.fixture import PrometheusFixture
 from tools.runbooks import RunbookLibrary
+from tools.sql.audited import AuditedDatasources
 from tools.sql.client import SqlDatasources
 from tools.sql.fixture import SqliteWorldDatasources
+from tools.sql.session import SessionBounds
 from tools.world import World, load_world
+
+log = logging.getLogger("superbiz.backends")
+
+SQL_DATASOURCES_ENV = "SUPERBIZ_BACKENDS__SQL_DATASOURCES"
+SQL_ALLOW_PRIVILEGED_ENV = "SUPERBIZ_BACKENDS__SQL_ALLOW_PRIVILEGED_ROLES"
 
 
 def world_sources(
@@ -89,5 +97,42 @@ def _real_sources(settings: Settings, http: httpx.AsyncClient, cases: CaseSource
 
 
 def _sql(settings: Settings) -> SqlSource:
-    urls = {name: url.get_secret_value() for name, url in settings.backends.sql_datasources.items()}
-    return SqlDatasources(urls)
+    bounds = settings.backends
+    urls = {name: url.get_secret_value() for name, url in bounds.sql_datasources.items()}
+    session = SessionBounds(
+        max_result_bytes=bounds.max_result_bytes,
+        work_mem_kb=bounds.sql_work_mem_kb,
+        temp_file_limit_kb=bounds.sql_temp_file_limit_kb,
+        lock_timeout_ms=bounds.sql_lock_timeout_ms,
+    )
+    return AuditedDatasources(
+        SqlDatasources(urls, bounds=session), urls, allow_privileged=bounds.sql_allow_privileged_roles
+    )
+
+
+class PrivilegedDatasourceError(RuntimeError):
+    """Start-up refused: a SQL datasource connects with a role that can do more than read."""
+
+
+async def audit_sql_roles(sources: Sources) -> None:
+    """Audit every datasource's role once at start-up. A privileged role stops start-up (never a
+    silent downgrade: the operator meant that datasource to be used); an unreachable one starts
+    disabled and is audited again on first use and by /readyz."""
+    if not isinstance(sources.sql, AuditedDatasources):
+        return
+    for name, role in (await sources.sql.audit()).items():
+        if role.state == "refused":
+            raise PrivilegedDatasourceError(
+                f"SQL datasource {name!r} (in {SQL_DATASOURCES_ENV}) connects with a {role.detail}. "
+                f"Connect it with the read-only role the README describes, or, in a lab only, set "
+                f"{SQL_ALLOW_PRIVILEGED_ENV}=true."
+            )
+        if role.state == "allowed":
+            log.warning(
+                "!!! UNSAFE: SQL datasource %r (in %s) is served with a %s, because %s=true. "
+                "A hostile statement that passes the guard can change or read anything this role can. "
+                "Never use this setting outside a lab. !!!",
+                name, SQL_DATASOURCES_ENV, role.detail, SQL_ALLOW_PRIVILEGED_ENV,
+            )  # fmt: skip
+        elif role.state == "unchecked":
+            log.warning("SQL datasource %r is disabled until its role can be audited: %s", name, role.detail)

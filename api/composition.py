@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from api.admission import Admission
 from api.aiops_use_case import AiOpsUseCase
 from api.auth import TokenTable
-from api.backends import build_sources
+from api.backends import PrivilegedDatasourceError, audit_sql_roles, build_sources
 from api.chat_use_case import ChatUseCase, RunTimings
 from api.engine import DiagnosisEngine, build_engine
 from api.metrics import ServiceMetrics
@@ -36,9 +36,12 @@ from persistence.sessions import (
 )
 from tools.evidence_store import EvidenceCache
 from tools.limits import ToolLimits
+from tools.sql.audited import AuditedDatasources
 from tools.toolbox import Toolbox
 
 log = logging.getLogger("superbiz.composition")
+# /readyz audits a datasource's role again once its last audit is this old (seconds).
+SQL_ROLE_AUDIT_MAX_AGE_S = 60.0
 
 
 @dataclass(slots=True)
@@ -58,6 +61,7 @@ class Services:
     aiops: AiOpsUseCase
     metrics: ServiceMetrics
     background: set[asyncio.Task[None]] = field(default_factory=set)
+    sql_roles: AuditedDatasources | None = None
 
     async def database_ready(self) -> tuple[bool, str]:
         try:
@@ -68,6 +72,18 @@ class Services:
             log.warning("database readiness check failed", exc_info=True)
             return False, "unreachable"
         return True, "ok"
+
+    async def sql_roles_ready(self) -> tuple[bool, dict[str, dict[str, str]]]:
+        """False while a datasource's role is refused (it is disabled); unreachable only degrades."""
+        if self.sql_roles is None:
+            return True, {}
+        try:
+            async with asyncio.timeout(self.settings.backends.tool_timeout_s):
+                roles = await self.sql_roles.audit(max_age_s=SQL_ROLE_AUDIT_MAX_AGE_S)
+        except TimeoutError:  # report the last audit rather than hold the probe
+            roles = self.sql_roles.roles()
+        checks = {name: {"status": role.state, "detail": role.detail} for name, role in roles.items()}
+        return all(role.state != "refused" for role in roles.values()), checks
 
     async def context_store_ready(self) -> tuple[bool, str]:
         ok = await self.contexts.ping()
@@ -115,6 +131,12 @@ async def build_services(settings: Settings) -> Services:
     runs = RunStore(make_sessionmaker(engine), worker_id=worker_id)
     http = httpx.AsyncClient(timeout=settings.backends.tool_timeout_s)
     sources = build_sources(settings, http, cases=runs)
+    try:
+        await audit_sql_roles(sources)
+    except PrivilegedDatasourceError:
+        await http.aclose()
+        await engine.dispose()
+        raise
     limits = tool_limits(settings)
     cache = EvidenceCache(ttl_s=settings.backends.cache_ttl_s, capacity=settings.backends.cache_capacity)
     toolbox = Toolbox(sources, limits, cache)
@@ -159,6 +181,7 @@ async def build_services(settings: Settings) -> Services:
         chat=chat,
         aiops=aiops,
         metrics=metrics,
+        sql_roles=sources.sql if isinstance(sources.sql, AuditedDatasources) else None,
     )
     sweeper = asyncio.create_task(_keep_runs_alive(runs, registry, settings))
     services.background.add(sweeper)

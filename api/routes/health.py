@@ -20,10 +20,12 @@ async def healthz() -> dict[str, Any]:
 
 @router.get("/readyz")
 async def readyz(services: ServicesDep) -> JSONResponse:
-    """503 when the database is unreachable; a Redis outage only degrades chat history."""
+    """503 when the database is unreachable or a SQL datasource's role is refused (that datasource is
+    disabled); a Redis outage only degrades chat history, an unreachable datasource only its evidence."""
     db_ok, db_detail = await services.database_ready()
     ctx_ok, ctx_detail = await services.context_store_ready()
-    checks = {
+    sql_ok, sql_roles = await services.sql_roles_ready()
+    checks: dict[str, Any] = {
         "database": {"status": "ok" if db_ok else "down", "detail": db_detail},
         "session_context": {
             "status": "ok" if ctx_ok else "degraded",
@@ -31,7 +33,9 @@ async def readyz(services: ServicesDep) -> JSONResponse:
             "backend": "redis" if services.settings.redis_url else "in-process",
         },
     }
-    ready = db_ok
+    if sql_roles:
+        checks["sql_datasources"] = sql_roles
+    ready = db_ok and sql_ok
     body = envelope(
         {"ready": ready, "checks": checks},
         code="OK" if ready else "NOT_READY",
