@@ -82,6 +82,14 @@ class BackendSettings(BaseModel):
     # name -> SQLAlchemy-style URL of a read-only datasource, e.g.
     # {"orders": "mysql://ro:pw@127.0.0.1/orders"}; unknown names fail closed.
     sql_datasources: dict[str, SecretStr] = Field(default_factory=dict)
+    # Start-up refuses a datasource whose role can write, create, read server files or signal
+    # backends; true (labs only) serves it anyway, with a loud warning at start-up.
+    sql_allow_privileged_roles: bool = False
+    # Pinned with SET LOCAL on every PostgreSQL datasource transaction (temp_file_limit only where
+    # the role may set it: superuser, or GRANT SET ON PARAMETER on PostgreSQL 15+).
+    sql_work_mem_kb: PositiveInt = 8_192
+    sql_temp_file_limit_kb: PositiveInt = 262_144
+    sql_lock_timeout_ms: PositiveInt = 2_000
     # signal -> PromQL template; `{service}` and `{window}` are substituted.
     metric_templates: dict[str, str] = Field(
         default_factory=lambda: {
