@@ -10,14 +10,15 @@ from importlib.resources import files
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
 
 from api.body_limit import BodyLimit
 from api.body_timeout import BodyTimeout
 from api.composition import build_services, close_services
 from api.errors import install_error_handlers
+from api.frontend_files import FrontendFiles
 from api.openapi import install_openapi
 from api.routes import aiops, chat, feedback, health, runs
+from api.security_headers import SecurityHeaders
 from api.settings import Settings
 
 log = logging.getLogger("superbiz.app")
@@ -73,12 +74,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         description="Diagnoses production incidents with every claim checked against evidence.",
         lifespan=lifespan,
+        # Served by install_openapi instead, behind the bearer tokens when they are configured.
+        openapi_url=None,
+        docs_url=None,
+        redoc_url=None,
     )
     install_error_handlers(app)
     install_openapi(app)
     for router in (health.router, chat.router, aiops.router, runs.router, feedback.router):
         app.include_router(router)
-    app.mount("/", StaticFiles(directory=frontend_dir(), html=True), name="frontend")
+    app.mount("/", FrontendFiles(directory=frontend_dir(), html=True), name="frontend")
     app.add_middleware(BodyLimit, max_bytes=settings.chat.max_body_bytes)
     app.add_middleware(BodyTimeout, timeout_s=settings.chat.body_read_timeout_s)
+    app.add_middleware(SecurityHeaders)
     return app

@@ -3,10 +3,17 @@ about authentication (a bearer scheme on every `/api/` operation)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
+from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.openapi.utils import get_openapi
+from fastapi.responses import HTMLResponse, JSONResponse
+
+from api.deps import get_principal
 
 ERROR_BODY = {
     "title": "ErrorBody",
@@ -63,6 +70,36 @@ def install_openapi(app: FastAPI) -> None:
         return schema
 
     app.openapi = document  # type: ignore[method-assign]
+    _install_docs(app)
+
+
+def _install_docs(app: FastAPI) -> None:
+    """`/openapi.json` and `/docs` behind the same bearer tokens as the API (FastAPI's own are off)."""
+    guarded = [Depends(get_principal)]
+    page = get_swagger_ui_html(openapi_url="/openapi.json", title=f"{app.title} - API docs")
+    headers = {"Content-Security-Policy": _docs_policy(bytes(page.body).decode())}
+
+    @app.get("/openapi.json", include_in_schema=False, dependencies=guarded)
+    async def openapi_document() -> JSONResponse:
+        return JSONResponse(app.openapi())
+
+    @app.get("/docs", include_in_schema=False, dependencies=guarded)
+    async def docs() -> HTMLResponse:
+        return HTMLResponse(page.body, headers=headers)
+
+
+def _docs_policy(html: str) -> str:
+    """Swagger UI's page loads its bundle from a CDN and starts it with one inline script: allow
+    exactly that script (by hash) and the CDN, nothing else."""
+    inline = re.findall(r"<script>(.*?)</script>", html, flags=re.DOTALL)
+    hashes = " ".join(
+        f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in inline
+    )
+    cdn = "https://cdn.jsdelivr.net"
+    return (
+        f"default-src 'none'; script-src {cdn} {hashes}; style-src {cdn}; img-src 'self' data: https:; "
+        "connect-src 'self'; base-uri 'none'; frame-ancestors 'none'"
+    )
 
 
 def _error(description: str) -> dict[str, Any]:
