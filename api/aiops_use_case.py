@@ -11,7 +11,6 @@ import contextlib
 import logging
 from collections.abc import AsyncGenerator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 from api.chat_use_case import ChatUseCase, OpenedRun
@@ -132,7 +131,7 @@ class AiOpsUseCase:
         )
 
     def start(self, opened: OpenedRun, queue: asyncio.Queue[dict[str, Any]]) -> RunControl:
-        control = RunControl(opened.run_id)
+        control = RunControl(opened.run_id, opened.slot)
         return self._chat.registry.start(opened.run_id, self._scan(opened, queue, control), control)
 
     async def _scan(
@@ -146,12 +145,11 @@ class AiOpsUseCase:
             status_sink=no_status,
             max_status_events=self._max_status,
             metrics=self._chat.metrics,
+            runs=self._runs,
             flow=opened.flow.value,
         )
         results: list[tuple[AlertGroupRef, RunResult | None]] = []
-        finish = partial(
-            self._runs.finish_run, run_id=opened.run_id, steps=recorder.steps, tools=recorder.tools
-        )
+        finish = recorder.finish
         last: dict[str, Any] = {"type": "error", "data": "The alert scan could not be completed."}
         try:
             scan = await self._toolbox.call("list_alerts", {}, RunEvidence(budget_bytes=self._budget))
@@ -163,6 +161,7 @@ class AiOpsUseCase:
                 await queue.put({"type": "content", "data": _group_report(group, result)})
             evaluation = evaluate_report(groups, results, "search_runbooks" in self._toolbox.tool_names())
             summary = _summary(groups, results, scan.status.value)
+            control.work_stopped()  # every group diagnosed: only the terminal write is left
             await queue.put({"type": "content", "data": summary})
             stored = await self._chat.registry.durable(
                 finish(
@@ -180,6 +179,7 @@ class AiOpsUseCase:
             if stored:
                 last = {"type": "done"}
         except asyncio.CancelledError:
+            control.work_stopped()  # `_diagnose` cancelled the group's graph already
             with contextlib.suppress(Exception):
                 await self._chat.registry.durable(
                     finish(
@@ -191,6 +191,7 @@ class AiOpsUseCase:
             raise
         except Exception:
             log.exception("AIOps run %s failed", opened.run_id)
+            control.work_stopped()
             with contextlib.suppress(Exception):
                 await self._chat.registry.durable(
                     finish(
@@ -200,6 +201,9 @@ class AiOpsUseCase:
                         orchestration_trace=_combined_trace(results),
                     )
                 )
+        finally:
+            control.work_stopped()
+            recorder.close()
         # Reached unless cancelled: the stream always gets its last frame, done or error.
         await queue.put(last)
 

@@ -7,6 +7,7 @@ before `done` (disconnect, send timeout, send failure) it cancels exactly that r
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -94,13 +95,16 @@ async def chat_frames(
 async def admit_and_open(
     services: Services, open_run: Callable[[], Awaitable[OpenedRun]]
 ) -> tuple[OpenedRun, Permit]:
-    """Take a worker slot (503 when none is free), then open the run; nothing is left held on failure."""
-    permit = services.admission.try_acquire()
+    """Take a worker slot (503 when none is free, or when terminal writes are backlogged: a slow
+    database), then open the run; nothing is left held on failure. The run frees the slot when its
+    work stops; the response frees it at the latest when it ends (`AdmittedEventSourceResponse`)."""
+    permit = None if services.chat.registry.backlogged else services.admission.try_acquire()
     if permit is None:
         services.metrics.admission_rejections.inc()
         raise Unavailable()
     try:
-        return await open_run(), permit
+        opened = await open_run()
+        return dataclasses.replace(opened, slot=permit), permit
     except ApiError:
         permit.release()
         raise

@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from api.admission import Permit
 from api.engine import DiagnosisEngine
 from api.errors import NotFound
 from api.logs import current_run, current_session
@@ -53,6 +54,8 @@ class OpenedRun:
     query: str
     flow: AgentFlow
     services: list[str] = field(default_factory=list)
+    # The worker slot admission gave this run; freed when the run's work stops (`RunControl`).
+    slot: Permit | None = field(default=None, compare=False, repr=False)
     principal: str | None = None  # the session's owner: the run reads only its past cases
 
 
@@ -104,7 +107,7 @@ class ChatUseCase:
 
     def start(self, opened: OpenedRun, events: ChatEvents) -> RunControl:
         """Run the graph in its own task; the returned control cancels exactly this run."""
-        control = RunControl(opened.run_id)
+        control = RunControl(opened.run_id, opened.slot)
         return self.registry.start(opened.run_id, self._execute(opened, events, control), control)
 
     async def _execute(self, opened: OpenedRun, events: ChatEvents, control: RunControl) -> None:
@@ -115,6 +118,7 @@ class ChatUseCase:
             status_sink=events.on_status,
             max_status_events=self._timings.max_status_events,
             metrics=self.metrics,
+            runs=self._runs,
             flow=opened.flow.value,
         )
         handle: RunHandle | None = None
@@ -132,6 +136,7 @@ class ChatUseCase:
             )
             handle = self._engine.start(request, observer=recorder)
             result = await handle.result()
+            control.work_stopped()
             await self._release(opened, result, history.degraded, events, recorder)
             released = True
             await self._remember(opened, result)
@@ -141,14 +146,19 @@ class ChatUseCase:
             # Cancel the graph first, so the partial trace says CANCELLED and holds only what ran.
             if handle is not None:
                 await handle.cancel(control.cancel_reason or "CANCELLED")
+            control.work_stopped()  # before the terminal write: the next client need not wait for it
             await self._finish_cancelled(opened, control, handle, recorder)
             raise
         except RunFailed as failure:
+            control.work_stopped()
             await self._finish_failed(opened, failure.code, handle, events, recorder)
         except Exception:
             log.exception("run %s failed unexpectedly", opened.run_id)
+            control.work_stopped()
             await self._finish_failed(opened, "INTERNAL_ERROR", handle, events, recorder)
         finally:
+            control.work_stopped()
+            recorder.close()
             recorder.mark_finished()
 
     async def _release(
@@ -165,8 +175,7 @@ class ChatUseCase:
         evaluation = dict(result.self_evaluation)
         evaluation["history_degraded"] = history_degraded
         changed = await self.registry.durable(
-            self._runs.finish_run(
-                run_id=opened.run_id,
+            recorder.finish(
                 status=RunStatus.SUCCESS,
                 outcome=RunOutcome(result.outcome),
                 answer=result.content,
@@ -175,8 +184,6 @@ class ChatUseCase:
                 route=result.route,
                 self_evaluation=evaluation,
                 orchestration_trace=result.trace,
-                steps=recorder.steps,
-                tools=recorder.tools,
                 message_pair=True,
             )
         )
@@ -210,14 +217,11 @@ class ChatUseCase:
         public_code = PUBLIC_FAILURE.get(code, code if code in FAILURE_MESSAGES else "INTERNAL_ERROR")
         try:
             await self.registry.durable(
-                self._runs.finish_run(
-                    run_id=opened.run_id,
+                recorder.finish(
                     status=RunStatus.FAILED,
                     outcome=RunOutcome.FAILED,
                     failure_code=code,
                     orchestration_trace=None if handle is None else handle.partial_trace(),
-                    steps=recorder.steps,
-                    tools=recorder.tools,
                 )
             )
         except Exception:
@@ -232,13 +236,10 @@ class ChatUseCase:
     ) -> None:
         try:
             await self.registry.durable(
-                self._runs.finish_run(
-                    run_id=opened.run_id,
+                recorder.finish(
                     status=RunStatus.CANCELLED,
                     cancel_reason=control.cancel_reason or "CANCELLED",
                     orchestration_trace=None if handle is None else handle.partial_trace(),
-                    steps=recorder.steps,
-                    tools=recorder.tools,
                 )
             )
         except Exception:

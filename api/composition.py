@@ -144,7 +144,12 @@ async def build_services(settings: Settings) -> Services:
     contexts = build_context_store(settings)
     chat_limits = settings.chat
     metrics = ServiceMetrics()
-    registry = RunRegistry(write_timeout_s=max(30.0, settings.database.pool_timeout_s))
+    registry = RunRegistry(
+        write_timeout_s=max(30.0, settings.database.pool_timeout_s),
+        # Terminal writes take at most half the pool; a backlog of them turns admission away.
+        max_writes=max(1, settings.database.pool_size // 2),
+        max_pending_writes=4 * chat_limits.max_workers,
+    )
     chat = ChatUseCase(
         metrics=metrics,
         registry=registry,

@@ -1,7 +1,8 @@
-"""The per-run cancel handle shared by the SSE layer and the use case.
+"""The per-run cancel handle shared by the SSE layer and the use case, and the run's worker slot.
 
 A cancel requested before the run's task is published is remembered and applied the moment it is
-(a client may disconnect before the run has really started).
+(a client may disconnect before the run has really started). The worker slot is given back when the
+run's work stops, not when its terminal row is written: a dropped run costs the next client nothing.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import asyncio
 
 import anyio
 from sse_starlette.sse import AppStatus
+
+from api.admission import Permit
 
 CLIENT_DISCONNECT = "CLIENT_DISCONNECT"
 SHUTDOWN = "SHUTDOWN"
@@ -23,10 +26,11 @@ def end_reason() -> str:
 class RunControl:
     """Cancels exactly one run, idempotently, whenever the request arrives."""
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, slot: Permit | None = None) -> None:
         self.run_id = run_id
         self.cancel_reason: str | None = None
         self._task: asyncio.Task[None] | None = None
+        self._slot = slot
 
     @property
     def cancel_requested(self) -> bool:
@@ -45,6 +49,16 @@ class RunControl:
         # One cancel per run: a second one would interrupt the run's own cleanup.
         if self._task is not None and not self._task.done() and self._task.cancelling() == 0:
             self._task.cancel()
+        # The run starts no new work from here: its graph unwinds within the cancel grace (on
+        # PostgreSQL a cancelled query takes ~0.1 s to cancel server-side) and its terminal write
+        # waits for a write slot of its own, so the worker slot goes to the next client now.
+        self.work_stopped()
+
+    def work_stopped(self) -> None:
+        """The run's graph is done or cancelled: free its worker slot (idempotent). What is left,
+        the terminal write, is bounded by the registry's own write queue."""
+        if self._slot is not None:
+            self._slot.release()
 
     async def wait(self, grace_s: float) -> None:
         """Wait (shielded, bounded) for the run's task to finish its cleanup."""

@@ -1,25 +1,35 @@
-"""The api side of the graph's observer: statuses go to the stream, steps and tool calls are buffered
-and stored with the run's outcome (one transaction, not one per event)."""
+"""The api side of the graph's observer: statuses go to the stream; steps and tool calls go to the run
+store in batches while the run is alive (each within `flush_after_s` of finishing, so a crash loses at
+most the last second) and the rest with the run's outcome, in the transaction that finishes it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
+
 from api.metrics import ServiceMetrics
+from persistence.runs import RunStore
 from persistence.trace_rows import StepDraft, ToolDraft
 from tools.base import Evidence
 from tools.redaction import redact
 
+log = logging.getLogger("superbiz.runs")
+
 StatusSink = Callable[[str, str], Awaitable[None]]
 _ARGS_CHARS = 400
 MAX_ROWS = 500  # per kind and run: a looping graph cannot grow a run's trace without bound
+FLUSH_AFTER_S = 1.0  # a finished step reaches the database within this (a typical run ends sooner)
+FLUSH_TIMEOUT_S = 10.0
 
 
 class RunRecorder:
-    """Implements `graph.recorder.RunObserver` for one run."""
+    """Implements `graph.recorder.RunObserver` for one run and stores its trace rows."""
 
     def __init__(
         self,
@@ -28,16 +38,25 @@ class RunRecorder:
         status_sink: StatusSink,
         max_status_events: int,
         metrics: ServiceMetrics,
+        runs: RunStore,
         flow: str = "CHAT",
+        flush_after_s: float = FLUSH_AFTER_S,
     ) -> None:
         self.run_id = run_id
         self._metrics = metrics
+        self._runs = runs
         self._flow = flow
         self._started: float | None = time.monotonic()
         self._status_sink = status_sink
         self._status_left = max_status_events
-        self.steps: list[StepDraft] = []
-        self.tools: list[ToolDraft] = []
+        self._rows = {"steps": 0, "tools": 0}
+        # Rows not yet stored; a flush takes them all, the terminal write takes what is left.
+        self._steps: list[StepDraft] = []
+        self._tools: list[ToolDraft] = []
+        self._flush_after_s = flush_after_s
+        self._flush: asyncio.Task[None] | None = None
+        self._writing = False
+        self._closed = False
 
     def mark_finished(self) -> None:
         """Record the run's latency once, when its outcome is decided (before it is sent)."""
@@ -53,13 +72,14 @@ class RunRecorder:
         await self._status_sink(code, message)
 
     async def on_node(self, node: str, status: str, duration_ms: float, summary: str) -> None:
-        if len(self.steps) < MAX_ROWS:
-            self.steps.append(StepDraft(node, status, redact(summary), duration_ms))
+        if self._counted("steps"):
+            self._steps.append(StepDraft(node, status, redact(summary), duration_ms))
+            self._schedule()
 
     async def on_tool(self, evidence: Evidence, args: Mapping[str, Any]) -> None:
         self._metrics.tool_calls.labels(evidence.tool, evidence.status.value).inc()
-        if len(self.tools) < MAX_ROWS:
-            self.tools.append(
+        if self._counted("tools"):
+            self._tools.append(
                 ToolDraft(
                     tool=evidence.tool,
                     status=evidence.status.value,
@@ -70,6 +90,62 @@ class RunRecorder:
                     duration_ms=evidence.duration_ms,
                 )
             )
+            self._schedule()
+
+    async def finish(self, **outcome: Any) -> bool:
+        """Finish the run with its outcome and every row not stored yet, in one transaction (see
+        `RunStore.finish_run`); an in-flight flush completes first, so rows keep their order."""
+        self._closed = True
+        flush = self._flush
+        if flush is not None:
+            if self._writing:
+                await asyncio.wait({flush})
+            else:
+                flush.cancel()  # still waiting: its rows go with the outcome instead
+        steps, tools = self._take()
+        return await self._runs.finish_run(run_id=self.run_id, steps=steps, tools=tools, **outcome)
+
+    def close(self) -> None:
+        """Stop a pending flush of a run that ends without a terminal write (idempotent)."""
+        self._closed = True
+        if self._flush is not None and not self._writing:
+            self._flush.cancel()
+
+    def _counted(self, kind: str) -> bool:
+        if self._rows[kind] >= MAX_ROWS:
+            return False
+        self._rows[kind] += 1
+        return True
+
+    def _schedule(self) -> None:
+        if self._flush is None and not self._closed:
+            self._flush = asyncio.create_task(self._flush_later(), name=f"{self.run_id}-flush")
+
+    def _take(self) -> tuple[list[StepDraft], list[ToolDraft]]:
+        steps, tools = self._steps, self._tools
+        self._steps, self._tools = [], []
+        return steps, tools
+
+    async def _flush_later(self) -> None:
+        """One batch: everything that finished since the first unstored row, a second after it."""
+        await asyncio.sleep(self._flush_after_s)
+        self._writing = True
+        steps, tools = self._take()
+        try:
+            await asyncio.wait_for(
+                self._runs.append_trace_rows(run_id=self.run_id, steps=steps, tools=tools),
+                FLUSH_TIMEOUT_S,
+            )
+        except (SQLAlchemyError, OSError, TimeoutError):
+            # Kept for the next batch or the terminal write (a timed-out commit may have landed:
+            # a rare duplicate row is better than a lost one).
+            log.warning("run %s: could not store its trace rows yet", self.run_id, exc_info=True)
+            self._steps[:0], self._tools[:0] = steps, tools
+        finally:
+            self._writing = False
+            self._flush = None
+        if self._steps or self._tools:
+            self._schedule()
 
 
 def _args_summary(args: Mapping[str, Any]) -> str:

@@ -131,12 +131,22 @@ class RunStore:
 
     async def append_step(self, *, run_id: str, step: StepDraft) -> int | None:
         """Store one graph step now; its seq, or None when the run is unknown or already finished.
-        (A run's own steps are written with its outcome: `finish_run(steps=...)`.)"""
+        (A run's own steps are written in batches: `append_trace_rows`, `finish_run(steps=...)`.)"""
         return await self._append(STEPS, run_id=run_id, values=step.row())
 
     async def append_tool_invocation(self, *, run_id: str, tool: ToolDraft) -> int | None:
         """Store one tool call now; its seq, or None when the run is unknown or already finished."""
         return await self._append(TOOLS, run_id=run_id, values=tool.row())
+
+    async def append_trace_rows(
+        self, *, run_id: str, steps: Sequence[StepDraft], tools: Sequence[ToolDraft]
+    ) -> None:
+        """Store a batch of a live run's steps and tool calls in one transaction (numbered after its
+        stored rows); nothing is written to an unknown or finished run. Callers serialise batches
+        of one run, as `finish_run(steps=...)` takes the rest."""
+        async with self._sessions() as db:
+            await insert_trace_rows(await db.connection(), run_id=run_id, steps=steps, tools=tools)
+            await db.commit()
 
     async def heartbeat(self, *, run_ids: Collection[str]) -> int:
         """Mark these RUNNING runs as alive now (one statement); how many were still running."""

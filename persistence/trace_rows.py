@@ -1,7 +1,8 @@
-"""A run's steps and tool invocations, buffered while it runs and written with its outcome.
+"""A run's steps and tool invocations, buffered while it runs and written in batches.
 
-Writing them in the transaction that finishes the run keeps a run at a handful of transactions; a
-process that dies mid-run loses only rows of a run the sweep then marks INTERRUPTED.
+A live run's rows are stored at most a second after they finish (one batch per second at most) and the
+rest in the transaction that finishes the run: a sub-second run stays at a handful of transactions,
+and a process that dies mid-run loses only its last second of rows (the sweep marks it INTERRUPTED).
 """
 
 from __future__ import annotations
