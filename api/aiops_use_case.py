@@ -16,8 +16,9 @@ from typing import Any
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.engine import DiagnosisEngine
 from api.keep_alive import next_or_idle
-from api.run_control import RunControl, end_reason
+from api.run_control import SHUTDOWN, RunControl, end_reason
 from api.run_recorder import RunRecorder
+from api.shutdown import SHUTDOWN_CODE, SHUTDOWN_MESSAGE, StreamShutdown
 from graph.runner import RunFailed, RunRequest, RunResult
 from persistence.runs import RunStore
 from persistence.tables import AgentFlow, RunOutcome, RunStatus
@@ -288,20 +289,42 @@ def _combined_trace(results: Sequence[tuple[AlertGroupRef, RunResult | None]]) -
     return combined
 
 
+_WAKE: dict[str, Any] = {"type": "wake"}  # never sent: wakes the stream's wait on shutdown
+
+
 async def aiops_frames(
-    opened: OpenedRun, use_case: AiOpsUseCase, *, cancel_grace_s: float, queue_size: int, ping_s: float
+    opened: OpenedRun,
+    use_case: AiOpsUseCase,
+    *,
+    cancel_grace_s: float,
+    queue_size: int,
+    ping_s: float,
+    shutdown: StreamShutdown,
 ) -> AsyncGenerator[dict[str, Any] | None]:
-    """The legacy `message` frames: metadata first, then content messages, then done or error;
-    None after every `ping_s` of silence (the transport sends a keep-alive)."""
+    """The legacy `message` frames: metadata first, then content messages, then done or error
+    (code SHUTDOWN when the server stops); None after every `ping_s` of silence (a keep-alive)."""
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue(maxsize=queue_size)
     control = use_case.start(opened, queue)
+
+    def wake() -> None:
+        with contextlib.suppress(asyncio.QueueFull):  # a full queue wakes the stream anyway
+            queue.put_nowait(_WAKE)
+
+    shutdown.listen(wake)
     finished = False
     try:
         yield {"type": "metadata", "data": {"sessionId": opened.session_id, "runId": opened.run_id}}
         while True:
+            if shutdown.requested and queue.empty():  # reports already made go out first
+                control.cancel(SHUTDOWN)
+                finished = True
+                yield {"type": "error", "code": SHUTDOWN_CODE, "data": SHUTDOWN_MESSAGE}
+                break
             message = await next_or_idle(queue, ping_s)
             if message is None:
                 yield None
+                continue
+            if message is _WAKE:
                 continue
             if message["type"] in ("done", "error"):
                 finished = True

@@ -7,6 +7,7 @@ before `done` (disconnect, send timeout, send failure) it cancels exactly that r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -20,7 +21,8 @@ from api.admission import Permit
 from api.chat_use_case import ChatUseCase, OpenedRun
 from api.errors import ApiError, DatabaseUnavailable, Unavailable, database_outage
 from api.keep_alive import keep_alive, next_or_idle
-from api.run_control import end_reason
+from api.run_control import SHUTDOWN, end_reason
+from api.shutdown import SHUTDOWN_CODE, SHUTDOWN_MESSAGE, StreamShutdown
 from api.sse import ChatProtocol, ProtocolViolation
 
 if TYPE_CHECKING:  # composition imports the use cases this module maps: no import cycle at run time
@@ -51,6 +53,11 @@ class StreamEvents:
     async def on_failure(self, code: str, message: str) -> None:
         self._put("failure", code, message)
 
+    def wake(self) -> None:
+        """Wake the stream's wait for the next event (shutdown); a full queue wakes it anyway."""
+        with contextlib.suppress(asyncio.QueueFull):
+            self.queue.put_nowait(("wake", ()))
+
 
 def _frames(protocol: ChatProtocol, kind: str, data: tuple[Any, ...]) -> list[ServerSentEvent]:
     if kind == "status":
@@ -64,21 +71,35 @@ def _frames(protocol: ChatProtocol, kind: str, data: tuple[Any, ...]) -> list[Se
 
 
 async def chat_frames(
-    opened: OpenedRun, use_case: ChatUseCase, *, queue_size: int, cancel_grace_s: float, ping_s: float
+    opened: OpenedRun,
+    use_case: ChatUseCase,
+    *,
+    queue_size: int,
+    cancel_grace_s: float,
+    ping_s: float,
+    shutdown: StreamShutdown,
 ) -> AsyncIterator[ServerSentEvent]:
     """metadata → status* → content|failure → done, a keep-alive comment after every `ping_s` of
-    silence, or a cancelled run when the client leaves."""
+    silence; a cancelled run when the client leaves; failure SHUTDOWN + done when the server stops."""
     protocol = ChatProtocol()
     events = StreamEvents(queue_size)
     control = use_case.start(opened, events)
+    shutdown.listen(events.wake)
     try:
         yield protocol.metadata(opened.session_id, opened.run_id)
         while not protocol.terminal:
+            if shutdown.requested and events.queue.empty():  # what the run sent already goes first
+                control.cancel(SHUTDOWN)
+                yield protocol.failure(SHUTDOWN_CODE, SHUTDOWN_MESSAGE)
+                yield protocol.done("FAILED")
+                break
             event = await next_or_idle(events.queue, ping_s)
             if event is None:
                 yield keep_alive()
                 continue
             kind, data = event
+            if kind == "wake":
+                continue
             try:
                 frames = _frames(protocol, kind, data)
             except ProtocolViolation:
@@ -118,7 +139,7 @@ async def admit_and_open(
 
 
 def streaming_response(
-    services: Services, permit: Permit, frames: AsyncIterator[ServerSentEvent]
+    services: Services, permit: Permit, frames: AsyncIterator[ServerSentEvent], shutdown: StreamShutdown
 ) -> AdmittedEventSourceResponse:
     """The SSE response of an admitted run: counted as an open stream, its permit released at the end."""
     services.metrics.active_streams.inc()
@@ -127,9 +148,15 @@ def streaming_response(
         services.metrics.active_streams.dec()
         permit.release()
 
-    # ping=0: the frames send their own keep-alives when idle (`next_or_idle`).
+    # ping=0: the frames send their own keep-alives when idle (`next_or_idle`). On server shutdown
+    # the frames say goodbye within the grace period before sse-starlette cancels them.
     return AdmittedEventSourceResponse(
-        frames, on_close=close, ping=0, send_timeout=services.settings.chat.sse_send_timeout_s
+        frames,
+        on_close=close,
+        ping=0,
+        send_timeout=services.settings.chat.sse_send_timeout_s,
+        shutdown_event=shutdown,
+        shutdown_grace_period=services.settings.chat.shutdown_grace_s,
     )
 
 

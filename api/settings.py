@@ -129,6 +129,9 @@ class ChatLimits(BaseModel):
     sse_send_timeout_s: PositiveFloat = 10.0
     sse_ping_s: PositiveFloat = 15.0
     cancel_grace_s: PositiveFloat = 5.0
+    # On SIGTERM an open stream has this long to send failure SHUTDOWN + done before it is cut;
+    # below `superbiz serve`'s 10 s graceful shutdown, which also covers the runs' terminal writes.
+    shutdown_grace_s: PositiveFloat = 3.0
     max_trace_bytes: PositiveInt = 65_536
     max_answer_bytes: PositiveInt = 262_144
     max_aiops_groups: PositiveInt = 10

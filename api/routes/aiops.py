@@ -18,6 +18,7 @@ from api.chat_stream import admit_and_open, streaming_response
 from api.deps import PrincipalDep, ServicesDep
 from api.keep_alive import keep_alive
 from api.schemas import AiOpsRequest
+from api.shutdown import StreamShutdown
 
 log = logging.getLogger("superbiz.aiops")
 router = APIRouter(tags=["aiops"])
@@ -71,11 +72,13 @@ async def ai_ops(request: Request, services: ServicesDep, principal: PrincipalDe
         ),
     )
     limits = services.settings.chat
+    shutdown = StreamShutdown()
     frames = aiops_frames(
         opened,
         services.aiops,
         cancel_grace_s=limits.cancel_grace_s,
         queue_size=limits.max_aiops_groups + 4,
         ping_s=limits.sse_ping_s,
+        shutdown=shutdown,
     )
-    return streaming_response(services, permit, _as_sse(frames))
+    return streaming_response(services, permit, _as_sse(frames), shutdown)

@@ -11,6 +11,7 @@ from api.chat_stream import admit_and_open, chat_frames, streaming_response
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import ApiError
 from api.schemas import ChatRequest
+from api.shutdown import StreamShutdown
 
 log = logging.getLogger("superbiz.chat")
 router = APIRouter(tags=["chat"])
@@ -36,11 +37,13 @@ async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep
         services,
         lambda: services.chat.open(session_id=body.session_id, query=body.query, principal=principal),
     )
+    shutdown = StreamShutdown()
     frames = chat_frames(
         opened,
         services.chat,
         queue_size=limits.max_status_events + 4,
         cancel_grace_s=limits.cancel_grace_s,
         ping_s=limits.sse_ping_s,
+        shutdown=shutdown,
     )
-    return streaming_response(services, permit, frames)
+    return streaming_response(services, permit, frames, shutdown)
