@@ -1,0 +1,73 @@
+"""Secrets in text (tool output, summaries, logs) masked before they reach a model, a trace or a client.
+
+`families.py` holds what is masked; this module decides where to look, which is what keeps it cheap.
+"""
+
+from __future__ import annotations
+
+from tools.redaction.columns import masked_rows, sensitive_name
+from tools.redaction.families import REDACTED, SECRETS, Secret
+
+__all__ = ["REDACTED", "SECRETS", "Secret", "masked_rows", "redact", "sensitive_name"]
+
+# Letters that `(?i)` matches as ASCII but `str.lower` does not turn into it (long s, dotless and dotted
+# i, Kelvin sign): without this, "pa\u017fsword=..." would miss its pattern's words and skip it. With
+# them folded, `lowered` has the same length as the text (only U+0130 lowers to two characters).
+_ASCII_UNDER_IGNORECASE = str.maketrans({"\u017f": "s", "\u0131": "i", "\u0130": "i", "\u212a": "k"})
+
+
+def redact(text: str) -> str:
+    """Mask credentials, tokens, passwords, private keys and password hashes. Replacements never
+    contain a backslash and never split an escape, so redacting JSON text keeps it valid JSON.
+
+    Tool results reach here whole (64 KB of log lines on the event loop): a pattern is tried only
+    where one of its starting literals occurs (found by substring search, far cheaper than letting
+    the regex engine try every position), and families whose literals are absent cost one search each.
+    """
+    lowered = _lowered(text)
+    for secret in SECRETS:
+        if not all(word in lowered for word in secret.needs):
+            continue
+        masked = _masked(secret, text, lowered)
+        if masked is not text:
+            text, lowered = masked, _lowered(masked)
+    return text
+
+
+def _lowered(text: str) -> str:
+    # ASCII text holds none of the letters to fold (a flag check, where translating reads every char).
+    return (text if text.isascii() else text.translate(_ASCII_UNDER_IGNORECASE)).lower()
+
+
+def _masked(secret: Secret, text: str, lowered: str) -> str:
+    """`secret.pattern.sub(secret.replacement, text)`, trying only where a match can start; `text`
+    itself (the same object) when nothing matched."""
+    starts = _occurrences(lowered, secret.starts)
+    if not starts:
+        return text
+    pieces: list[str] = []
+    done = 0
+    for start in starts:
+        if start < done:
+            continue
+        match = secret.pattern.match(text, start)
+        if match is None:
+            continue
+        pieces.append(text[done:start])
+        replacement = secret.replacement
+        pieces.append(match.expand(replacement) if isinstance(replacement, str) else replacement(match))
+        done = match.end()
+    if not pieces:
+        return text
+    pieces.append(text[done:])
+    return "".join(pieces)
+
+
+def _occurrences(lowered: str, words: tuple[str, ...]) -> list[int]:
+    found: set[int] = set()
+    for word in words:
+        at = lowered.find(word)
+        while at >= 0:
+            found.add(at)
+            at = lowered.find(word, at + 1)
+    return sorted(found)
