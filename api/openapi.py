@@ -33,6 +33,54 @@ _ERRORS = {
     "422": "The request is invalid (VALIDATION_ERROR; INVALID_CHARACTERS for control characters).",
     "503": "Busy, or the database is down (data.dependency = database); retry shortly.",
 }
+# OpenAPI links: how a client (and schemathesis' stateful tests) follows a run from the stream that
+# started it to its history, its trace and its feedback.
+_RUNS = "#/paths/~1api~1chat~1session~1{sessionId}~1runs/get"
+_TRACE = "#/paths/~1api~1diagnosis~1{sessionId}~1trace/get"
+_FEEDBACK = "#/paths/~1api~1feedback/post"
+_RUN_HEADERS = {
+    "X-Session-Id": {"description": "the run's session", "schema": {"type": "string"}},
+    "X-Run-Id": {"description": "the run", "schema": {"type": "string"}},
+}
+_FROM_STREAM = {
+    "RunsOfTheSession": {
+        "operationRef": _RUNS,
+        "parameters": {"path.sessionId": "$response.header.X-Session-Id"},
+    },
+    "TraceOfTheRun": {
+        "operationRef": _TRACE,
+        "parameters": {
+            "path.sessionId": "$response.header.X-Session-Id",
+            "query.runId": "$response.header.X-Run-Id",
+        },
+    },
+    "FeedbackOnTheRun": {
+        "operationRef": _FEEDBACK,
+        "requestBody": {"sessionId": "$response.header.X-Session-Id", "runId": "$response.header.X-Run-Id"},
+    },
+}
+_LINKS: dict[tuple[str, str], dict[str, Any]] = {
+    ("/api/chat", "post"): _FROM_STREAM,
+    ("/api/ai_ops", "post"): _FROM_STREAM,
+    ("/api/chat/session/{sessionId}/runs", "get"): {
+        "TraceOfTheNewestRun": {
+            "operationRef": _TRACE,
+            "parameters": {
+                "path.sessionId": "$response.body#/data/0/sessionId",
+                "query.runId": "$response.body#/data/0/runId",
+            },
+        }
+    },
+    ("/api/diagnosis/{sessionId}/trace", "get"): {
+        "FeedbackOnTheRun": {
+            "operationRef": _FEEDBACK,
+            "requestBody": {
+                "sessionId": "$response.body#/data/run/sessionId",
+                "runId": "$response.body#/data/run/runId",
+            },
+        }
+    },
+}
 _READYZ_503 = "NOT_READY: a required dependency (the database) is unavailable; data.checks says which."
 _REF = {"$ref": "#/components/schemas/ErrorBody"}
 BEARER = {
@@ -61,11 +109,16 @@ def install_openapi(app: FastAPI) -> None:
                 operations["get"].setdefault("responses", {})["503"] = _error(_READYZ_503)
             if not path.startswith("/api/"):
                 continue
-            for operation in operations.values():
+            for method, operation in operations.items():
                 operation["security"] = [{"bearer": []}]
                 responses = operation.setdefault("responses", {})
                 for status, description in _ERRORS.items():
                     responses[status] = _error(description)
+                links = _LINKS.get((path, method))
+                if links is not None:
+                    responses["200"]["links"] = links
+                    if links is _FROM_STREAM:
+                        responses["200"]["headers"] = _RUN_HEADERS
         app.openapi_schema = schema
         return schema
 

@@ -105,3 +105,96 @@ class FeedbackRequest(_TextBody):
     run_id: str = Field(alias="runId", pattern=RUN_ID_PATTERN)
     useful: bool
     comment: str | None = Field(default=None, max_length=2_000)
+
+
+# Success bodies, as the OpenAPI document declares them (`responses=` on the routes: documented and
+# checked by the schemathesis suite, not re-validated on every response). Unknown keys are refused so
+# that a field added to a presenter without its schema shows up as a schema failure.
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RunSummaryBody(_Body):
+    runId: str
+    sessionId: str
+    query: str
+    status: str
+    outcome: str | None
+    agentFlow: str
+    route: str | None
+    answerPreview: str | None
+    stepCount: int
+    toolCallCount: int
+    failureCode: str | None
+    cancelReason: str | None
+    createdAt: str
+    updatedAt: str
+    finishedAt: str | None
+
+
+class TraceRunBody(RunSummaryBody):
+    orchestrationTrace: dict[str, Any] | None
+
+
+class SessionBody(_Body):
+    sessionId: str
+    status: str
+    messagePairCount: int
+    createdAt: str
+    lastActiveAt: str
+    expiresAt: str | None
+
+
+class StepBody(_Body):
+    seq: int
+    node: str
+    status: str
+    startedAt: str
+    durationMs: float
+    summary: str
+
+
+class ToolInvocationBody(_Body):
+    seq: int
+    tool: str
+    evidenceId: str | None
+    status: str
+    argsSummary: str
+    resultSummary: str
+    bytes: int
+    durationMs: float
+    createdAt: str
+
+
+class TraceBody(_Body):
+    session: SessionBody
+    run: TraceRunBody
+    steps: list[StepBody]
+    toolInvocations: list[ToolInvocationBody]
+    selfEvaluation: dict[str, Any] | None
+    answer: Any
+    feedback: dict[str, Any] | None
+
+
+class FeedbackBody(_Body):
+    runId: str
+    sessionId: str
+    feedback: dict[str, Any]
+    caseId: str | None
+
+
+class _Envelope(_Body):
+    code: str
+    message: str
+
+
+class RunsEnvelope(_Envelope):
+    data: list[RunSummaryBody]
+
+
+class TraceEnvelope(_Envelope):
+    data: TraceBody
+
+
+class FeedbackEnvelope(_Envelope):
+    data: FeedbackBody

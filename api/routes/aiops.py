@@ -17,6 +17,7 @@ from api.aiops_use_case import aiops_frames
 from api.chat_stream import admit_and_open, streaming_response
 from api.deps import PrincipalDep, ServicesDep
 from api.keep_alive import keep_alive
+from api.routes.chat import run_headers
 from api.schemas import AiOpsRequest
 from api.shutdown import StreamShutdown
 
@@ -81,4 +82,6 @@ async def ai_ops(request: Request, services: ServicesDep, principal: PrincipalDe
         ping_s=limits.sse_ping_s,
         shutdown=shutdown,
     )
-    return streaming_response(services, permit, _as_sse(frames), shutdown)
+    response = streaming_response(services, permit, _as_sse(frames), shutdown)
+    response.headers.update(run_headers(opened))
+    return response

@@ -8,6 +8,7 @@ from fastapi import APIRouter
 from sse_starlette import EventSourceResponse
 
 from api.chat_stream import admit_and_open, chat_frames, streaming_response
+from api.chat_use_case import OpenedRun
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import ApiError
 from api.schemas import ChatRequest
@@ -21,6 +22,12 @@ class QueryTooLong(ApiError):
     status_code = 422
     code = "QUERY_TOO_LONG"
     message = "The query is too long."
+
+
+def run_headers(opened: OpenedRun) -> dict[str, str]:
+    """The run's ids before its first frame: a client (and the OpenAPI links) can follow up on the
+    run's trace without parsing the stream."""
+    return {"X-Session-Id": opened.session_id, "X-Run-Id": opened.run_id}
 
 
 @router.post(
@@ -46,4 +53,6 @@ async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep
         ping_s=limits.sse_ping_s,
         shutdown=shutdown,
     )
-    return streaming_response(services, permit, frames, shutdown)
+    response = streaming_response(services, permit, frames, shutdown)
+    response.headers.update(run_headers(opened))
+    return response

@@ -8,13 +8,13 @@ from fastapi import APIRouter
 
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import NotFound, envelope
-from api.schemas import FeedbackRequest
+from api.schemas import FeedbackEnvelope, FeedbackRequest
 from persistence.records import RecordNotFound
 
 router = APIRouter(tags=["feedback"])
 
 
-@router.post("/api/feedback")
+@router.post("/api/feedback", response_model=None, responses={200: {"model": FeedbackEnvelope}})
 async def feedback(body: FeedbackRequest, services: ServicesDep, principal: PrincipalDep) -> dict[str, Any]:
     """Feedback on `runId` of `sessionId`; another session's run changes nothing."""
     session = await services.runs.get_session(session_id=body.session_id)

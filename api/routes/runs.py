@@ -9,7 +9,7 @@ from fastapi import APIRouter, Path, Query
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import NotFound, envelope
 from api.presenters import run_summary_json, run_trace_json
-from api.schemas import RUN_ID_PATTERN, SESSION_ID_PATTERN, PlainText
+from api.schemas import RUN_ID_PATTERN, SESSION_ID_PATTERN, PlainText, RunsEnvelope, TraceEnvelope
 from persistence.records import RecordNotFound
 
 router = APIRouter(tags=["runs"])
@@ -25,7 +25,9 @@ async def _owned_session(services: ServicesDep, session_id: str, principal: str 
         raise NotFound("Session not found.")
 
 
-@router.get("/api/chat/session/{sessionId}/runs")
+@router.get(
+    "/api/chat/session/{sessionId}/runs", response_model=None, responses={200: {"model": RunsEnvelope}}
+)
 async def list_runs(
     session_id: SessionPath, services: ServicesDep, principal: PrincipalDep
 ) -> dict[str, Any]:
@@ -38,7 +40,9 @@ async def list_runs(
     return envelope([run_summary_json(run) for run in runs])
 
 
-@router.get("/api/diagnosis/{sessionId}/trace")
+@router.get(
+    "/api/diagnosis/{sessionId}/trace", response_model=None, responses={200: {"model": TraceEnvelope}}
+)
 async def run_trace(
     session_id: SessionPath,
     run_id: RunQuery,

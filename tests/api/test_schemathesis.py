@@ -5,12 +5,15 @@ ASGI transport, which runs the lifespan on its own event-loop thread. Every oper
 is fuzzed in both generation modes (valid and invalid input) with a bounded, derandomized example
 count; the list of operations is pinned so a new route cannot escape unfuzzed. The two SSE routes are
 fuzzed like the others: the transport reads their stream (up to `max_stream_events` events, more than
-a run sends), so valid input runs real diagnoses and invalid input exercises their 4xx paths.
+a run sends), so valid input runs real diagnoses and invalid input exercises their 4xx paths. A stateful
+run follows the document's links from the streams to the runs, trace and feedback of the runs they
+started; success bodies are checked against their declared schemas (unknown keys refused).
 """
 
 from __future__ import annotations
 
 import tempfile
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis import GenerationMode
 from schemathesis.checks import not_a_server_error
 from schemathesis.core.result import Ok
+from schemathesis.core.transport import Response
 from schemathesis.python.asgi import get_client, shutdown_lifespans
 from schemathesis.schemas import BaseSchema
 from schemathesis.specs.openapi.checks import response_schema_conformance
@@ -114,3 +118,36 @@ def test_undecodable_json_bodies_are_4xx(schema: BaseSchema, path: str, body: by
         response = client.post(path, data=body, headers={"content-type": "application/json"})
     assert 400 <= response.status_code < 500
     assert response.json()["code"] in {"BAD_REQUEST", "VALIDATION_ERROR"}
+
+
+# Stateful: scenarios follow the document's OpenAPI links (chat/AIOps → runs → trace → feedback), so
+# trace and feedback are reached with the ids of runs that really ran, not only with random ids (404).
+STATEFUL_SCENARIOS = 60
+STATEFUL_STEPS = 6
+REACHED_THROUGH_LINKS = ["GET /api/diagnosis/{sessionId}/trace", "POST /api/feedback"]
+
+
+def test_stateful_links_reach_trace_and_feedback_of_real_runs(schema: BaseSchema) -> None:
+    answered: Counter[tuple[str, int]] = Counter()
+
+    class Scenarios(schema.as_state_machine()):  # type: ignore[misc]
+        def after_call(self, response: Response, case: schemathesis.Case[Any]) -> None:
+            answered[(case.operation.label, response.status_code)] += 1
+
+        def validate_response(
+            self, response: Response, case: schemathesis.Case[Any], *args: Any, **kwargs: Any
+        ) -> None:
+            case.validate_response(response, checks=[not_a_server_error, response_schema_conformance])
+
+    Scenarios.run(
+        settings=settings(
+            max_examples=STATEFUL_SCENARIOS,
+            stateful_step_count=STATEFUL_STEPS,
+            derandomize=True,
+            database=None,
+            deadline=None,
+            suppress_health_check=list(HealthCheck),
+        )
+    )
+    for label in REACHED_THROUGH_LINKS:
+        assert answered[(label, 200)] > 0, (label, sorted(answered.items()))
