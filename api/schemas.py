@@ -36,7 +36,7 @@ def _reject_forbidden(value: Any) -> Any:
 
 
 # For path and query parameters; request bodies check every field through `_TextBody`.
-PlainText = BeforeValidator(_reject_forbidden)
+NoControlCharacters = BeforeValidator(_reject_forbidden)
 
 
 class _TextBody(BaseModel):

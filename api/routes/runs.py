@@ -9,13 +9,13 @@ from fastapi import APIRouter, Path, Query
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import NotFound, envelope
 from api.presenters import run_summary_json, run_trace_json
-from api.schemas import RUN_ID_PATTERN, SESSION_ID_PATTERN, PlainText, RunsEnvelope, TraceEnvelope
+from api.schemas import RUN_ID_PATTERN, SESSION_ID_PATTERN, NoControlCharacters, RunsEnvelope, TraceEnvelope
 from persistence.records import RecordNotFound
 
 router = APIRouter(tags=["runs"])
 
-SessionPath = Annotated[str, Path(alias="sessionId", pattern=SESSION_ID_PATTERN), PlainText]
-RunQuery = Annotated[str, Query(alias="runId", pattern=RUN_ID_PATTERN), PlainText]
+SessionPath = Annotated[str, Path(alias="sessionId", pattern=SESSION_ID_PATTERN), NoControlCharacters]
+RunQuery = Annotated[str, Query(alias="runId", pattern=RUN_ID_PATTERN), NoControlCharacters]
 
 
 async def _owned_session(services: ServicesDep, session_id: str, principal: str | None) -> None:
