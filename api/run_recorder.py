@@ -8,13 +8,12 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from api.metrics import ServiceMetrics
-from persistence.runs import RunStore
 from persistence.trace_rows import StepDraft, ToolDraft
 from tools.base import Evidence
 from tools.redaction import redact
@@ -28,6 +27,16 @@ FLUSH_AFTER_S = 1.0  # a finished step reaches the database within this (a typic
 FLUSH_TIMEOUT_S = 10.0
 
 
+class TraceStore(Protocol):
+    """What the recorder needs of `persistence.runs.RunStore`."""
+
+    async def append_trace_rows(
+        self, *, run_id: str, steps: Sequence[StepDraft], tools: Sequence[ToolDraft]
+    ) -> None: ...
+    @property
+    def finish_run(self) -> Callable[..., Awaitable[bool]]: ...  # (run_id, steps, tools, **outcome)
+
+
 class RunRecorder:
     """Implements `graph.recorder.RunObserver` for one run and stores its trace rows."""
 
@@ -38,7 +47,7 @@ class RunRecorder:
         status_sink: StatusSink,
         max_status_events: int,
         metrics: ServiceMetrics,
-        runs: RunStore,
+        runs: TraceStore,
         flow: str = "CHAT",
         flush_after_s: float = FLUSH_AFTER_S,
     ) -> None:

@@ -1,5 +1,6 @@
 """The served process: it runs on uvloop and httptools; SIGKILL leaves RUNNING runs that the next
-start finishes as INTERRUPTED; SIGTERM cancels in-flight runs cleanly within the grace period."""
+start finishes as INTERRUPTED, with the steps and tool calls they had stored by then (a live run
+stores them within a second); SIGTERM cancels in-flight runs cleanly within the grace period."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -22,7 +25,9 @@ from tests.support.scripted_llm import ScriptedLLM, Sleep
 pytestmark = pytest.mark.llm
 
 
-def _start_server(db_url: str, llm: ScriptedLLM, port: int) -> subprocess.Popen[bytes]:
+def _start_server(
+    db_url: str, llm: ScriptedLLM, port: int, extra: Mapping[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     env = {
         **os.environ,
         "SUPERBIZ_DATABASE_URL": db_url,
@@ -32,6 +37,7 @@ def _start_server(db_url: str, llm: ScriptedLLM, port: int) -> subprocess.Popen[
         "SUPERBIZ_MODEL__TIMEOUT_S": "60",
         "SUPERBIZ_CHAT__CANCEL_GRACE_S": "3",
         "SUPERBIZ_LOG_LEVEL": "WARNING",
+        **(extra or {}),
     }
     command = [sys.executable, "-m", "api.cli", "serve", "--port", str(port)]
     return subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -169,3 +175,62 @@ async def test_sigterm_cancels_in_flight_runs_within_the_grace_period(
     statuses = await _statuses(db_url)
     assert statuses["slow-1"] == statuses["slow-2"] == ("CANCELLED", "SHUTDOWN")
     assert llm.disconnects == 2
+
+
+# A shared database is swept by heartbeat age: short here, so the restarted worker sweeps in time.
+_CRASH_ENV = {
+    "SUPERBIZ_MODEL__MAX_RETRIES": "0",
+    "SUPERBIZ_DATABASE__ORPHAN_AFTER_S": "1",
+    "SUPERBIZ_DATABASE__SWEEP_INTERVAL_S": "0.25",
+}
+
+
+async def _trace_once_interrupted(url: str, session_id: str) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=url, timeout=10) as client:
+        for _ in range(200):
+            run = (await client.get(f"/api/chat/session/{session_id}/runs")).json()["data"][0]
+            if run["status"] != "RUNNING":
+                trace = await client.get(f"/api/diagnosis/{session_id}/trace", params={"runId": run["runId"]})
+                data: dict[str, Any] = trace.json()["data"]
+                return data
+            await asyncio.sleep(0.1)
+    raise AssertionError("the killed run was never swept")
+
+
+async def test_sigkill_keeps_the_steps_a_live_run_had_finished_a_second_before(
+    llm: ScriptedLLM, app_database_url: str
+) -> None:
+    # Route and plan degrade to the rules at once (unscripted: HTTP 500); the draft never answers.
+    llm.script("Draft", Sleep(60))
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = _start_server(app_database_url, llm, port, _CRASH_ENV)
+    try:
+        await _ready(url)
+        started = asyncio.Event()
+        holder = asyncio.create_task(_hold_chat(url, "crash-1", started))
+        deadline = asyncio.get_running_loop().time() + 30
+        while llm.in_flight < 1:  # router, planner and executors are done: the draft is asked for
+            assert asyncio.get_running_loop().time() < deadline, "the draft was never requested"
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(2.0)  # longer than the one second within which finished rows are stored
+        server.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(server.wait, 10)
+        await holder
+    finally:
+        server.kill()
+    restarted = _start_server(app_database_url, llm, port, _CRASH_ENV)
+    try:
+        await _ready(url)
+        data = await _trace_once_interrupted(url, "crash-1")
+    finally:
+        restarted.terminate()
+        await asyncio.to_thread(restarted.wait, 15)
+    run = data["run"]
+    assert (run["status"], run["failureCode"]) == ("FAILED", "INTERRUPTED")
+    nodes = [step["node"] for step in data["steps"]]
+    # Everything that finished before the draft was asked for (discovery and targeted planning
+    # rounds, each with its executors), and not the draft that was still in flight.
+    assert nodes[:2] == ["router", "planner"] and "executors" in nodes and "diagnose" not in nodes
+    assert data["toolInvocations"], "the evidence calls the executors made are stored"
+    assert (run["stepCount"], run["toolCallCount"]) == (len(nodes), len(data["toolInvocations"]))
