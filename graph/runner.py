@@ -29,6 +29,7 @@ from graph.context import (
 from graph.nodes.fallback.render import render_fallback
 from graph.recorder import BUDGET_EXHAUSTED, CANCELLED, FAILED, RunObserver, TraceRecorder
 from graph.state import DiagnosisState
+from tools.redaction import redact_data
 
 log = logging.getLogger(__name__)
 Flow = Literal["CHAT", "AI_OPS"]
@@ -243,7 +244,9 @@ def _result(final: dict[str, Any], ctx: RunContext) -> RunResult:
     }
     return RunResult(
         outcome=outcome,
-        content=final["content"],
+        # The answer is written from masked evidence, but a model may still echo a secret (from the
+        # question, or spelled out itself): what leaves the graph for the client and the store is masked.
+        content=redact_data(final["content"]),
         route=route.route if route is not None else None,
         trace=trace,
         self_evaluation=evaluation,
@@ -258,7 +261,7 @@ def _deadline_result(ctx: RunContext) -> RunResult:
     trace = _trace(ctx, BUDGET_EXHAUSTED, finished=False, degraded=True)
     return RunResult(
         outcome="FALLBACK",
-        content=render_fallback(ctx.evidence.all()),
+        content=redact_data(render_fallback(ctx.evidence.all())),
         route=None,
         trace=trace,
         self_evaluation={"fallback_reason": "budget:deadline", "budget_exhausted": "deadline"},

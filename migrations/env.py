@@ -33,7 +33,8 @@ def run_migrations_online() -> None:
     if isinstance(injected, sa.Connection):
         _run(injected)
         return
-    engine = sa.create_engine(config.get_main_option("sqlalchemy.url") or "", poolclass=sa.pool.NullPool)
+    url = config.get_main_option("sqlalchemy.url") or ""
+    engine = sa.create_engine(url, poolclass=sa.pool.NullPool, hide_parameters=True)
     with engine.connect() as connection:
         _run(connection)
     engine.dispose()

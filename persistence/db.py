@@ -33,7 +33,11 @@ SQLITE_BUSY_TIMEOUT_MS = 5_000
 def make_engine(
     url: str, *, pool_size: int = 10, max_overflow: int = 10, pool_timeout_s: float = 5.0
 ) -> AsyncEngine:
-    """An async engine for `sqlite+aiosqlite://` or `postgresql+psycopg://` URLs."""
+    """An async engine for `sqlite+aiosqlite://` or `postgresql+psycopg://` URLs.
+
+    Statement parameters (answers, summaries, questions) never reach a log or an error message, even
+    at DEBUG: `hide_parameters` on every engine.
+    """
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         _ensure_sqlite_directory(parsed)
@@ -41,6 +45,7 @@ def make_engine(
         # of failing with "database is locked" when the event loop is busy past the busy timeout.
         engine = create_async_engine(
             parsed,
+            hide_parameters=True,
             pool_size=1,
             max_overflow=0,
             pool_timeout=max(30.0, pool_timeout_s),
@@ -51,6 +56,7 @@ def make_engine(
         return engine
     return create_async_engine(
         parsed,
+        hide_parameters=True,
         pool_size=pool_size,
         max_overflow=max_overflow,
         pool_timeout=pool_timeout_s,
@@ -125,7 +131,7 @@ def _migration_connection(url: str) -> Iterator[tuple[Config, Connection]]:
     parsed = sync_url(url)
     if parsed.get_backend_name() == "sqlite":
         _ensure_sqlite_directory(parsed)
-    engine = sa.create_engine(parsed, poolclass=sa.pool.NullPool)
+    engine = sa.create_engine(parsed, poolclass=sa.pool.NullPool, hide_parameters=True)
     try:
         with engine.connect() as connection:
             locked = connection.dialect.name == "postgresql"

@@ -9,6 +9,7 @@ from typing import Any
 from tools.base import Sources
 from tools.evidence_store import EvidenceCache, RunEvidence
 from tools.limits import ToolLimits
+from tools.redaction import redact
 from tools.toolbox import Toolbox
 
 
@@ -21,4 +22,5 @@ async def run_evidence_command(sources: Sources, limits: ToolLimits, tool: str, 
     item = asdict(evidence)
     item["source"] = evidence.source.value
     item["status"] = evidence.status.value
-    return json.dumps(item, indent=2, ensure_ascii=False, default=str)
+    # The boundary masked the evidence already; the printed text is masked once more as a whole.
+    return redact(json.dumps(item, indent=2, ensure_ascii=False, default=str))

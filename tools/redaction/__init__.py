@@ -5,10 +5,15 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
+import orjson
+
 from tools.redaction.columns import masked_rows, sensitive_name
 from tools.redaction.families import REDACTED, SECRETS, Secret
 
-__all__ = ["REDACTED", "SECRETS", "Secret", "masked_rows", "redact", "sensitive_name"]
+__all__ = ["REDACTED", "SECRETS", "Secret", "masked_rows", "redact", "redact_data", "sensitive_name"]
 
 # Letters that `(?i)` matches as ASCII but `str.lower` does not turn into it (long s, dotless and dotted
 # i, Kelvin sign): without this, "pa\u017fsword=..." would miss its pattern's words and skip it. With
@@ -32,6 +37,18 @@ def redact(text: str) -> str:
         if masked is not text:
             text, lowered = masked, _lowered(masked)
     return text
+
+
+def redact_data(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` with secrets masked in every string, keys included: `data` itself when nothing was
+    masked, else a plain JSON copy (values beyond JSON become their text)."""
+    try:
+        text = orjson.dumps(data, default=str).decode()
+        loads: Any = orjson.loads
+    except TypeError:  # beyond orjson (integers over 64 bits, non-string keys)
+        text, loads = json.dumps(data, ensure_ascii=False, default=str), json.loads
+    masked = redact(text)
+    return data if masked == text else dict(loads(masked))
 
 
 def _lowered(text: str) -> str:

@@ -55,7 +55,7 @@ _UNQUOTED = (
 )
 _KEY_VALUE = re.compile(
     rf"(?i)(?:{KEY_STEMS})[\w.-]*\]?(?P<kq>\\*[\"'])?"
-    rf"(?:[ \t]*(?::=|=>|[=:])[ \t]*|[ \t]+(?:is|was)[ \t]+(?!(?:{_PROSE_WORDS})\b))"
+    rf"(?:[ \t]*(?::=|=>|==|!=|<>|[=:])[ \t]*|[ \t]+(?:is|was)[ \t]+(?!(?:{_PROSE_WORDS})\b))"
     rf"(?:{_QUOTED}|{_UNQUOTED})"
 )
 

@@ -24,8 +24,8 @@ from tools.base import (
 )
 from tools.evidence_store import EvidenceCache, RunEvidence, ToolOutcome
 from tools.limits import ToolLimits
-from tools.redaction import redact
-from tools.toolbox.bounds import bound_data, clip_text, masked_and_bounded
+from tools.redaction import redact, redact_data
+from tools.toolbox.bounds import clip_text, masked_and_bounded
 from tools.toolbox.catalog import TOOLS, TOOLS_BY_NAME
 from tools.toolbox.spec import Answer, ToolContext, ToolSpec
 from tools.toolbox.structured import langchain_tools
@@ -159,7 +159,7 @@ class Toolbox:
             title=spec.name.replace("_", " "),
             summary=clip_text(summary, self.limits.max_summary_chars),
             data={},
-            query=query,
+            query=redact_data(query),
             status=status,
             duration_ms=_elapsed_ms(started),
             bytes=2,
@@ -179,7 +179,7 @@ class Toolbox:
             title=clip_text(redact(answer.title or spec.name), 200),
             summary=clip_text(summary, self.limits.max_summary_chars),
             data=data,
-            query={**query, **bound_data(answer.query, 4_096)[0]},
+            query={**redact_data(query), **masked_and_bounded(answer.query, 4_096, mask=redact)[0]},
             status=EvidenceStatus.EMPTY if answer.empty else EvidenceStatus.OK,
             duration_ms=duration_ms,
             bytes=size,
@@ -200,7 +200,8 @@ def _refusal(
         title=f"{tool[:100]} refused" if status is EvidenceStatus.REJECTED else tool[:100],
         summary=summary[:600],
         data={},
-        query=query,
+        # The model's arguments (a SQL literal, a log filter) may spell a secret too.
+        query=redact_data(dict(query)),
         status=status,
         bytes=2,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tools.base import CaseSource, KnowledgeSource, SqlSource
+from tools.redaction import masked_rows
 from tools.toolbox.args import (
     ListRunbooksArgs,
     ListTablesArgs,
@@ -47,9 +48,10 @@ async def query_mysql(ctx: ToolContext, args: QueryMysqlArgs) -> Answer:
         max_rows=ctx.limits.max_rows,
         timeout_ms=ctx.limits.sql_statement_timeout_ms,
     )
-    rows = [list(row) for row in result.rows[: ctx.limits.max_rows]]
-    truncated = result.truncated or len(result.rows) > ctx.limits.max_rows
     columns = list(result.columns)
+    # A password or key column's values name nothing the text patterns could catch: masked by name.
+    rows = masked_rows(columns, result.rows[: ctx.limits.max_rows])
+    truncated = result.truncated or len(result.rows) > ctx.limits.max_rows
     shown = "; ".join(
         ", ".join(f"{c}={v}" for c, v in zip(columns, row, strict=False)) for row in rows[:_SUMMARY_ROWS]
     )

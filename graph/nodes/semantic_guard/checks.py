@@ -12,22 +12,25 @@ from dataclasses import dataclass
 
 from graph.analysts.base import Draft
 
+# A value the evidence boundary masked already (`password=[REDACTED]`) is no secret to hold back.
+_NOT_MASKED = r"(?![\"']?\[REDACTED\])"
+
 SECRET_PATTERNS: Sequence[tuple[str, re.Pattern[str]]] = (
     ("secret:openai_key", re.compile(r"\bsk-[A-Za-z0-9_-]{16,}")),
     ("secret:aws_key", re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
     ("secret:github_token", re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}")),
     ("secret:slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}")),
-    ("secret:private_key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
+    ("secret:private_key", re.compile(rf"-----BEGIN [A-Z ]*PRIVATE KEY-----{_NOT_MASKED}")),
     ("secret:bearer", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}")),
     ("secret:jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     (
         "secret:assignment",
         re.compile(
             r"(?i)\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)"
-            r"\s*[=:]\s*[^\s,;]{3,}"
+            rf"\s*[=:]\s*{_NOT_MASKED}[^\s,;]{{3,}}"
         ),
     ),
-    ("secret:connection_string", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:[^\s@/]+@")),
+    ("secret:connection_string", re.compile(rf"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:{_NOT_MASKED}[^\s@/]+@")),
 )
 
 INTERNAL_PATTERNS: Sequence[tuple[str, re.Pattern[str]]] = (

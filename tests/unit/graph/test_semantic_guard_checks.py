@@ -56,3 +56,16 @@ def test_semantic_guard_allows_quoted_error_messages() -> None:
         ],
     )
     assert check_release(draft, PROMPT_LINES).ok
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "ledgerdb row: name=svc, password=[REDACTED], note=dsn postgresql://svc:[REDACTED]@ledger-db/x",
+        'ledger logged auth rejected payload {"password": "[REDACTED]"}',
+        "a key file -----BEGIN PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY----- was logged",
+    ],
+)
+def test_semantic_guard_allows_secrets_the_evidence_boundary_masked(statement: str) -> None:
+    draft = Draft(summary="ledger", findings=[Finding(statement=statement, evidence_ids=["sql-1"])])
+    assert check_release(draft, PROMPT_LINES).ok

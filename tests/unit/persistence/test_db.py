@@ -103,3 +103,22 @@ async def test_sqlite_connection_returned_after_a_commit_is_not_rolled_back_agai
             assert (await connection.execute(sa.text("SELECT count(*) FROM t"))).scalar_one() == 1
     finally:
         await engine.dispose()
+
+
+async def test_statement_parameters_reach_neither_the_log_nor_the_error_even_at_debug(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="sqlalchemy.engine")  # statement logging switched on
+    secret = "Zq9 plain words no pattern can see"
+    engine = make_engine(f"sqlite+aiosqlite:///{tmp_path / 'app.db'}")
+    try:
+        async with engine.begin() as connection:
+            await connection.execute(sa.text("CREATE TABLE t (n INTEGER NOT NULL, s TEXT)"))
+            await connection.execute(sa.text("INSERT INTO t VALUES (1, :s)"), {"s": secret})
+        with pytest.raises(sa.exc.IntegrityError) as failed:
+            async with engine.begin() as connection:
+                await connection.execute(sa.text("INSERT INTO t VALUES (NULL, :s)"), {"s": secret})
+    finally:
+        await engine.dispose()
+    assert "INSERT INTO t" in caplog.text and "parameters hidden" in caplog.text
+    assert secret not in caplog.text and secret not in str(failed.value)

@@ -54,7 +54,7 @@ _KEYS = st.tuples(
 @settings(max_examples=400, deadline=None)
 @given(
     key=_KEYS,
-    separator=st.sampled_from(["=", ": ", " = ", ":", "=>", " := "]),
+    separator=st.sampled_from(["=", ": ", " = ", ":", "=>", " := ", " <> ", "!="]),
     secret=_value(_UNQUOTED),
     before=st.sampled_from(["", "export ", "connect with ", "env: ", "+ ", "?x=1&", "cfg{"]),
     after=st.sampled_from(["", " next", ", user=svc", "; host=db", "&state=x", "}", "\n"]),
