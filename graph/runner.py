@@ -29,7 +29,7 @@ from graph.context import (
 from graph.nodes.fallback.render import render_fallback
 from graph.recorder import BUDGET_EXHAUSTED, CANCELLED, FAILED, RunObserver, TraceRecorder
 from graph.state import DiagnosisState
-from tools.redaction import redact_data
+from tools.redaction import redact, redact_data
 
 log = logging.getLogger(__name__)
 Flow = Literal["CHAT", "AI_OPS"]
@@ -136,8 +136,9 @@ class DiagnosisRunner:
 
     async def _run(self, request: RunRequest, ctx: RunContext) -> RunResult:
         state: DiagnosisState = {
-            "query": request.query,
-            "history": request.history,
+            # A pasted log line or config may spell a secret: the analysts (a model) see it masked.
+            "query": redact(request.query),
+            "history": [redact_data(turn) for turn in request.history],
             "services": request.services,
             "flow": request.flow,
             "max_repairs": ctx.budgets.max_repairs,
