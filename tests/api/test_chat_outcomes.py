@@ -102,6 +102,25 @@ async def test_full_worker_pool_answers_503_and_creates_no_run(
     assert services.admission.in_use == 0
 
 
+async def test_a_backlog_of_terminal_writes_answers_503_until_it_drains(
+    app: FastAPI, client: httpx.AsyncClient
+) -> None:
+    # A database too slow for the outcomes of finished runs: their writes wait, new runs are refused.
+    registry = app.state.services.chat.registry
+    slow_database = asyncio.Event()
+    writes = []
+    while not registry.backlogged:
+        writes.append(asyncio.create_task(registry.durable(slow_database.wait())))
+        await asyncio.sleep(0)
+    response = await client.post("/api/chat", json={"query": "why is checkout slow?"})
+    assert response.status_code == 503 and response.json()["code"] == "UNAVAILABLE"
+    assert await count_rows(app, "diagnosis_run") == 0
+    slow_database.set()
+    await asyncio.gather(*writes)
+    ok = await post_stream(client, "/api/chat", {"query": "hello"})
+    assert events_of(ok)[-1] == "done"
+
+
 async def test_chat_stream_endpoint_does_not_exist(client: httpx.AsyncClient) -> None:
     response = await client.post("/api/chat_stream", json={"query": "hello"})
     assert response.status_code in (404, 405)
