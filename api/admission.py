@@ -1,7 +1,8 @@
 """Admission to the bounded run pool: a non-blocking permit, released exactly once.
 
-A plain counter is race-free on one event loop; the permit is released by the response itself (even
-when the stream generator never starts), never by the generator's `finally` alone.
+A plain counter is race-free on one event loop. A permit is released by its run as soon as the run's
+work stops (`RunControl.work_stopped`: graph done, or cancel requested), and at the latest by the
+response itself (even when the stream generator never starts), never by the generator's `finally` alone.
 """
 
 from __future__ import annotations
