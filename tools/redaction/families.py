@@ -54,7 +54,8 @@ _UNQUOTED = (
     r"(?!(?:null|true|false|none)\b|[=:>])(?P<uv>[^\s,;\"'\\&(){}\[\]<>|]+)"
 )
 _KEY_VALUE = re.compile(
-    rf"(?i)(?:{KEY_STEMS})[\w.-]*\]?(?P<kq>\\*[\"'])?"
+    # Key names are short: a bounded rest, never given back, keeps "pwdpwdpwd..." linear.
+    rf"(?i)(?:{KEY_STEMS})[\w.-]{{0,48}}+\]?(?P<kq>\\*[\"'])?"
     rf"(?:[ \t]*(?::=|=>|==|!=|<>|[=:])[ \t]*|[ \t]+(?:is|was)[ \t]+(?!(?:{_PROSE_WORDS})\b))"
     rf"(?:{_QUOTED}|{_UNQUOTED})"
 )
@@ -79,6 +80,9 @@ def _mask_value(match: re.Match[str]) -> str:
     return head + REDACTED
 
 
+_PEM_BODY = r"(?:[A-Za-z0-9+/=:,\s-]|\\+[nrt])"
+
+
 def _keep_prefix(match: re.Match[str]) -> str:
     """The family's prefix (the one group that took part), then the mask."""
     return next(group for group in match.groups() if group is not None) + REDACTED
@@ -88,9 +92,9 @@ SECRETS: tuple[Secret, ...] = (
     Secret(
         "pem_private_key",
         re.compile(
-            r"(?P<begin>-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)"
-            r"(?:(?:[^\"\\]|\\[^\"])*?(?P<end>-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----)"
-            r"|(?:[A-Za-z0-9+/=:\s-]|\\+[nr])+)"
+            r"(?P<begin>-----BEGIN [A-Z0-9 ]{0,32}PRIVATE KEY(?: BLOCK)?-----)"
+            # The body is base64 lines and a few headers: looking for the end stops where it stops.
+            rf"(?:{_PEM_BODY}*?(?P<end>-----END [A-Z0-9 ]{{0,32}}PRIVATE KEY(?: BLOCK)?-----)|{_PEM_BODY}+)"
         ),
         lambda m: m["begin"] + REDACTED + (m["end"] or ""),
         starts=("-----begin ",),
@@ -122,7 +126,7 @@ SECRETS: tuple[Secret, ...] = (
     Secret(
         "token",
         re.compile(
-            r"(eyJ)[A-Za-z0-9_-]{2,}\.eyJ[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*"
+            r"(eyJ)[A-Za-z0-9_-]{2,1024}\.eyJ[A-Za-z0-9_-]{2,}+\.[A-Za-z0-9_-]*"
             r"|\b(?:(sk-)[A-Za-z0-9_-]{8,}|(gh[pousr]_)[A-Za-z0-9]{20,}|(github_pat_)[A-Za-z0-9_]{20,}"
             r"|(xox[abposr]-)[A-Za-z0-9-]{8,}|(A[KS]IA)[0-9A-Z]{16}\b)"
         ),
