@@ -51,7 +51,9 @@ _QUOTED = (
 )
 _UNQUOTED = (
     r"(?P<q2>\\*[\"'])?(?>(?P<scheme>(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)"
-    r"(?!(?:null|true|false|none)\b|[=:>])(?P<uv>[^\s,;\"'\\&(){}\[\]<>|]+)"
+    # Not a JSON literal, nor a placeholder without a letter or digit ("password=***", "token: ...").
+    r"(?!(?:null|true|false|none)\b|[=:>])(?=[^\s,;\"'\\&(){}\[\]<>|]*[A-Za-z0-9])"
+    r"(?P<uv>[^\s,;\"'\\&(){}\[\]<>|]+)"
 )
 _KEY_VALUE = re.compile(
     # Key names are short: a bounded rest, never given back, keeps "pwdpwdpwd..." linear.

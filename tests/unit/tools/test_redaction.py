@@ -186,6 +186,7 @@ def test_the_reported_misses_are_masked(text: str, secret: str) -> None:
         '{"kind": "token", "count": 3}',
         '{"message": "password:", "next": "x"}',
         "sum $12.50 for *bold* text and md5 checksum ok",
+        "placeholders stay: password=*** and SUPERBIZ_MODEL__API_KEY=... in the docs",
     ],
 )
 def test_ordinary_log_text_is_left_alone(line: str) -> None:
