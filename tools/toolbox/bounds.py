@@ -75,12 +75,29 @@ def masked_and_bounded(
     loads: Callable[[str], Any] = orjson.loads
     if text is None:  # the rare path (driver types, integers over 64 bits): decoded exactly
         text, loads = _dumps(jsonable(data)), json.loads
-    text = mask(text)
-    size = len(text.encode())
+    masked = mask(text)
+    try:
+        plain = loads(masked)
+    except ValueError:
+        # A mask that broke the JSON (a bug, never expected): mask each string on its own instead of
+        # failing the tool call or letting the text through unmasked.
+        plain = _strings_masked(loads(text), mask)
+        masked = _dumps(plain)
+    size = len(masked.encode())
     if size <= max_bytes:
-        return loads(text), False, size
-    bounded = _shrunk(loads(text), max_bytes)
+        return plain, False, size
+    bounded = _shrunk(plain, max_bytes)
     return bounded, True, json_size(bounded)
+
+
+def _strings_masked(value: Any, mask: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {mask(k): _strings_masked(v, mask) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_strings_masked(v, mask) for v in value]
+    return value
 
 
 def bound_data(data: Mapping[str, Any], max_bytes: int) -> tuple[dict[str, Any], bool]:

@@ -73,3 +73,13 @@ def test_a_result_beyond_orjson_is_measured_with_one_encoder() -> None:
     assert cut and json_size(bounded) <= 65_536
     one_more = {**bounded, "lines": [*bounded["lines"], lines[0]]}
     assert json_size(one_more) > 65_536
+
+
+def test_a_mask_that_breaks_the_json_falls_back_to_masking_each_string() -> None:
+    def breaking(text: str) -> str:
+        return text.replace("hunter2", '"\\')  # what a faulty pattern could do to JSON text
+
+    data = {"lines": [{"message": "password hunter2"}, "plain"], "n": 3}
+    masked, cut, size = masked_and_bounded(data, 4_096, mask=breaking)
+    assert masked == {"lines": [{"message": 'password "\\'}, "plain"], "n": 3} and not cut
+    assert size == json_size(masked)
