@@ -13,6 +13,8 @@ from typing import Any
 from tools.redaction.families import KEY_STEMS, REDACTED
 
 _SENSITIVE_NAME = re.compile(rf"(?i)(?:{KEY_STEMS})")
+# A number under "tokens" / "max_tokens" / "tokens_used" counts model tokens; text under it is a token.
+_TOKEN_COUNT = re.compile(r"(?i)tokens")
 
 
 def sensitive_name(name: str) -> bool:
@@ -25,11 +27,14 @@ def masked_rows(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[l
     hidden = [i for i, name in enumerate(columns) if sensitive_name(str(name))]
     if not hidden:
         return [list(row) for row in rows]
+    counts = {i for i in hidden if _TOKEN_COUNT.search(str(columns[i]))}
     masked: list[list[Any]] = []
     for row in rows:
         values = list(row)
         for i in hidden:
-            if i < len(values) and values[i] is not None:
+            if i >= len(values) or values[i] is None:
+                continue
+            if i not in counts or not isinstance(values[i], int | float):
                 values[i] = REDACTED
         masked.append(values)
     return masked

@@ -26,9 +26,11 @@ class Secret:
     needs: tuple[str, ...] = ()  # and the text holds every one of these (single characters are cheapest)
 
 
-# Key names that hold a secret. "tokens"/"tokenizer"/"token_count" and "author(ity)" are ordinary words.
+# Key names that hold a secret. "tokenizer", "token_count", "author(ity)" and a number of "tokens"
+# ("max_tokens=2048", "tokens": 12) are ordinary words; "API_TOKENS=..." is not.
 KEY_STEMS = (
-    r"pass(?:w(?:or)?d|phrase)|pwd|secret|token(?!s|i[sz]|_?counts?\b)|credential|auth(?!or(?!i[sz]))"
+    r"pass(?:w(?:or)?d|phrase)|pwd|secret|token(?!i[sz]|_?counts?\b|s\w*(?:\\*[\"'])?[ \t]*[=:][ \t]*\d)"
+    r"|credential|auth(?!or(?!i[sz]))"
     # api_key, access-key, privatekey: matched from "key" (one literal to look for instead of three).
     r"|(?:(?<=api)|(?<=api[_-])|(?<=access)|(?<=access[_-])|(?<=private)|(?<=private[_-]))key"
 )

@@ -58,7 +58,8 @@ async def query_mysql(ctx: ToolContext, args: QueryMysqlArgs) -> Answer:
     more = f" (capped at {ctx.limits.max_rows} rows)" if truncated else ""
     return Answer(
         title=f"SQL on {args.datasource}",
-        summary=f"{len(rows)} rows{more}, columns {', '.join(columns)}" + (f": {shown}" if shown else ""),
+        # The column list is closed before the rows: "..., password: name=svc" would read as a pair.
+        summary=f"{len(rows)} rows{more} (columns {', '.join(columns)})" + (f": {shown}" if shown else ""),
         data={
             "datasource": args.datasource,
             "statement": args.statement,

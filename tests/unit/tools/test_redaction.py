@@ -128,6 +128,7 @@ def test_redacted_json_stays_json_at_every_level_of_nesting(value: object, space
 # The reproductions, verbatim or as close as text allows: none of the secret stays.
 REPRODUCTIONS = [
     ("DB_PASSWORD=Sup3rS3cret!", "Sup3rS3cret!"),
+    ("env SUPERBIZ_API_TOKENS=tok-alice-1,tok-bob-2", "tok-alice-1"),
     ("PGPASSWORD=pg-pass-77 psql -h db", "pg-pass-77"),
     ("GET /cb?code=1&access_token=at.9f8e7d6c&state=2", "at.9f8e7d6c"),
     ("client_secret=cs_live_4b3a2", "cs_live_4b3a2"),
@@ -176,7 +177,8 @@ def test_the_reported_misses_are_masked(text: str, secret: str) -> None:
         "password reset page visited by user 42",
         "password is incorrect for user bob",
         "token is expired, refreshing",
-        "model tokens: 1532, max_tokens=2048",
+        "model tokens: 1532, max_tokens=2048, tokens_used = 12",
+        '{"model_calls": 2, "tokens": 1532}',
         "Payment pay_b016ebdb authorized for order ord-43454 in 38ms",
         "authenticated via oauth2 in 12 ms",
         "author=alice committed 3 files",

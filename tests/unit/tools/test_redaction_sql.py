@@ -27,7 +27,7 @@ def test_secret_column_names_are_sensitive(name: str) -> None:
     assert sensitive_name(name)
 
 
-@pytest.mark.parametrize("name", ["name", "author", "tokens", "token_count", "keyboard", "status", "amount"])
+@pytest.mark.parametrize("name", ["name", "author", "token_count", "keyboard", "status", "amount"])
 def test_ordinary_column_names_are_not(name: str) -> None:
     assert not sensitive_name(name)
 
@@ -35,6 +35,11 @@ def test_ordinary_column_names_are_not(name: str) -> None:
 def test_masked_rows_hide_every_value_of_a_sensitive_column_but_null() -> None:
     rows = masked_rows(["name", "password", "note"], [("a", "x1", "n"), ("b", None, "m"), ("c",)])
     assert rows == [["a", REDACTED, "n"], ["b", None, "m"], ["c"]]
+
+
+def test_token_counts_stay_and_tokens_in_a_tokens_column_do_not() -> None:
+    rows = masked_rows(["max_tokens", "api_tokens", "pin_password"], [(2048, "tok-1,tok-2", 1234)])
+    assert rows == [[2048, REDACTED, REDACTED]]
 
 
 @pytest.fixture
