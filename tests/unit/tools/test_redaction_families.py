@@ -43,6 +43,7 @@ _STEMS = [
     *("password", "passwd", "pwd", "passphrase", "secret", "token", "api_key", "apikey", "api-key"),
     *("access_key", "accesskey", "private_key", "privateKey", "credential", "credentials", "auth"),
     *("authorization", "auth_token", "client_secret", "secret_key", "access_token", "refresh_token"),
+    *("api_tokens", "x-auth-tokens"),
 ]
 _KEYS = st.tuples(
     st.sampled_from(["", "DB_", "PG", "MYSQL_", "AWS_", "client_", "x-", "app.", "REDIS_", "my"]),
