@@ -88,11 +88,13 @@ async def test_secrets_in_log_lines_and_sql_rows_reach_neither_the_stream_nor_th
     secret_world: Path,
     debug_server_logging: None,
     caplog: pytest.LogCaptureFixture,
+    app_database_url: str,
 ) -> None:
     caplog.set_level(logging.DEBUG)
     # An operator who also turns SQLAlchemy's statement logging on (it stays at WARNING by itself).
     caplog.set_level(logging.DEBUG, logger="sqlalchemy.engine")
-    async with make_client(world_dir=str(secret_world), log_level="DEBUG") as (_app, client):
+    settings = {"world_dir": str(secret_world), "log_level": "DEBUG", "database_url": app_database_url}
+    async with make_client(**settings) as (_app, client):
         question = f"why is ledger slow? client sends access_token={REQUEST_TOKEN}"
         frames = await post_stream(client, "/api/chat", {"query": question})
         meta = only(frames, "metadata")
