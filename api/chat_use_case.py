@@ -28,6 +28,7 @@ from persistence.records import SessionNotFound
 from persistence.runs import RunStore
 from persistence.sessions import SessionContextStore
 from persistence.tables import AgentFlow, RunOutcome, RunStatus
+from tools.redaction import redact
 
 log = logging.getLogger("superbiz.chat")
 
@@ -96,6 +97,9 @@ class ChatUseCase:
     ) -> OpenedRun:
         """Ensure the session row and create the RUNNING run; nothing runs yet."""
         effective = session_id or f"s-{uuid.uuid4().hex}"
+        # A secret pasted into a question is masked before it is stored, so the run row, the
+        # session's history, a case grown from the run and the trace never hold it.
+        query = redact(query)
         try:
             run = await self._runs.open_run(
                 session_id=effective, query=query, principal=principal, agent_flow=flow
