@@ -1,8 +1,9 @@
 """`RunStore`: the only code that reads or writes sessions, runs, steps, tool calls and cases.
 
 Every method takes keyword arguments, owns its transaction and returns plain records.
-Writes that race (session creation, step numbering, finishing) are single conditional statements,
-so two workers sharing one database cannot double-create or overwrite each other.
+Writes that race (session creation, finishing) are single conditional statements, so two workers
+sharing one database cannot double-create or overwrite each other; a run's trace rows are written in
+batches its one recorder serialises (`persistence.trace_rows`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, async_sessionmaker
 from sqlmodel import col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
@@ -46,6 +46,7 @@ from persistence.tables import (
     DiagnosisRun,
     RunOutcome,
     RunStatus,
+    SessionStatus,
     ToolInvocation,
     utcnow,
 )
@@ -53,7 +54,6 @@ from persistence.trace_rows import StepDraft, ToolDraft, insert_trace_rows
 from tools.base import PastCase
 
 INTERRUPTED = "INTERRUPTED"
-_SEQ_RETRIES = 8  # concurrent appends to one run on PostgreSQL may pick the same seq; retry
 
 
 class RunStore:
@@ -73,13 +73,6 @@ class RunStore:
 
     # --- sessions --------------------------------------------------------------------------------
 
-    async def ensure_session(self, *, session_id: str, principal: str | None = None) -> SessionInfo:
-        """Create the session row unless it exists; safe when many requests race on one id."""
-        async with self._sessions() as db:
-            row = await self._ensure_session(db, session_id, principal)
-            await db.commit()
-        return records.session_info(row)
-
     async def open_run(
         self,
         *,
@@ -88,7 +81,8 @@ class RunStore:
         principal: str | None = None,
         agent_flow: AgentFlow = AgentFlow.CHAT,
     ) -> RunSummary:
-        """`ensure_session` and `create_run` in one transaction. A session of another principal is
+        """Create the session unless it exists (safe when many requests race on one id) and a new
+        RUNNING run owned by this worker, in one transaction. A session of another principal is
         `SessionNotFound`, and then nothing is written."""
         async with self._sessions() as db:
             # Core statements on the session's connection: every chat opens and finishes a run, and
@@ -110,33 +104,7 @@ class RunStore:
             row = await session_row(db, session_id)
         return None if row is None else records.session_info(row)
 
-    async def record_message_pair(self, *, session_id: str) -> bool:
-        """Count one question/answer pair and mark the session active now; False if unknown."""
-        return await self._write(self._message_pair(session_id)) == 1
-
     # --- run lifecycle ---------------------------------------------------------------------------
-
-    async def create_run(
-        self, *, session_id: str, query: str, agent_flow: AgentFlow = AgentFlow.CHAT
-    ) -> RunSummary:
-        """A new RUNNING run owned by this worker; the session must exist (`ensure_session`)."""
-        row = self._new_run(session_id, query, agent_flow)
-        async with self._sessions() as db:
-            try:
-                await _insert_run(await db.connection(), row)
-                await db.commit()
-            except IntegrityError as error:  # foreign key: no such session
-                raise SessionNotFound(session_id) from error
-        return records.run_summary(row)
-
-    async def append_step(self, *, run_id: str, step: StepDraft) -> int | None:
-        """Store one graph step now; its seq, or None when the run is unknown or already finished.
-        (A run's own steps are written in batches: `append_trace_rows`, `finish_run(steps=...)`.)"""
-        return await self._append(STEPS, run_id=run_id, values=step.row())
-
-    async def append_tool_invocation(self, *, run_id: str, tool: ToolDraft) -> int | None:
-        """Store one tool call now; its seq, or None when the run is unknown or already finished."""
-        return await self._append(TOOLS, run_id=run_id, values=tool.row())
 
     async def append_trace_rows(
         self, *, run_id: str, steps: Sequence[StepDraft], tools: Sequence[ToolDraft]
@@ -319,13 +287,6 @@ class RunStore:
 
     # --- internals -------------------------------------------------------------------------------
 
-    async def _ensure_session(self, db: AsyncSession, session_id: str, principal: str | None) -> ChatSession:
-        await self._insert_session_if_new(await db.connection(), session_id, principal)
-        row = await session_row(db, session_id)
-        if row is None:  # only if it was deleted in between
-            raise SessionNotFound(session_id)
-        return row
-
     async def _insert_session_if_new(
         self, conn: AsyncConnection, session_id: str, principal: str | None
     ) -> None:
@@ -335,7 +296,7 @@ class RunStore:
         insert = insert_for(conn)(SESSIONS).values(
             session_id=session_id,
             principal=principal,
-            status="ACTIVE",
+            status=SessionStatus.ACTIVE.value,
             message_pair_count=0,
             created_at=now,
             last_active_at=now,
@@ -381,36 +342,6 @@ class RunStore:
             result = await db.exec(statement)
             await db.commit()
         return int(result.rowcount)
-
-    async def _append(self, table: sa.Table, *, run_id: str, values: dict[str, Any]) -> int | None:
-        # One INSERT .. SELECT: seq and session id come from the database in the same statement,
-        # and nothing is appended to a run that is unknown or already finished.
-        next_seq = (
-            sa.select(sa.func.coalesce(sa.func.max(table.c.seq), 0) + 1)
-            .where(table.c.run_id == run_id)
-            .scalar_subquery()
-        )
-        source = sa.select(
-            RUNS.c.run_id,
-            RUNS.c.session_id,
-            next_seq,
-            *(sa.literal(value, type_=table.c[name].type) for name, value in values.items()),
-        ).where(RUNS.c.run_id == run_id, is_running())
-        insert = (
-            sa.insert(table)
-            .from_select(["run_id", "session_id", "seq", *values], source)
-            .returning(table.c.seq)
-        )
-        for _attempt in range(_SEQ_RETRIES):
-            async with self._sessions() as db:
-                try:
-                    seq = (await db.exec(insert)).scalar_one_or_none()
-                    await db.commit()
-                except IntegrityError:
-                    await db.rollback()
-                    continue
-            return None if seq is None else int(seq)
-        raise RuntimeError(f"could not number a {table.name} row of run {run_id}")
 
 
 def _principal_of(session_id: str) -> sa.Select[tuple[str | None]]:

@@ -34,8 +34,7 @@ def utcnow() -> datetime:
 
 
 class SessionStatus(StrEnum):
-    ACTIVE = "ACTIVE"
-    CLOSED = "CLOSED"
+    ACTIVE = "ACTIVE"  # the only status: sessions are never closed, only aged out of the context store
 
 
 class AgentFlow(StrEnum):

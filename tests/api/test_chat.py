@@ -11,6 +11,7 @@ from fastapi import FastAPI
 
 from tests.support.app_state import count_rows, services_of
 from tests.support.sse import events_of, only, post_stream
+from tests.support.stored_rows import add_session_without_runs
 
 
 @pytest.mark.parametrize(
@@ -130,7 +131,8 @@ async def test_runs_of_unknown_session_is_not_found(client: httpx.AsyncClient) -
 
 
 async def test_runs_of_session_without_runs_is_an_empty_list(app: FastAPI, client: httpx.AsyncClient) -> None:
-    await services_of(app).runs.ensure_session(session_id="empty-one")
+    async with services_of(app).engine.begin() as conn:
+        await add_session_without_runs(conn, "empty-one")
     response = await client.get("/api/chat/session/empty-one/runs")
     assert response.status_code == 200
     assert response.json()["data"] == []
@@ -150,7 +152,7 @@ async def test_trace_carries_orchestration_only_on_run_and_null_where_there_is_n
 
     # A run that never reached the graph (still RUNNING here) has no trace, and none is synthesised.
     services = services_of(app)
-    pending = await services.runs.create_run(session_id="orch-1", query="queued")
+    pending = await services.runs.open_run(session_id="orch-1", query="queued")
     body = (await client.get("/api/diagnosis/orch-1/trace", params={"runId": pending.run_id})).json()["data"]
     assert body["run"]["orchestrationTrace"] is None
     assert body["run"]["status"] == "RUNNING"

@@ -22,6 +22,7 @@ from persistence.tables import (
     RunStatus,
 )
 from persistence.trace_rows import StepDraft, ToolDraft
+from tests.support.stored_rows import add_session_without_runs
 from tools.base import CaseSource
 
 
@@ -31,8 +32,13 @@ def _session_id() -> str:
 
 async def _new_run(store: RunStore, session_id: str | None = None, query: str = "why?") -> str:
     sid = session_id or _session_id()
-    await store.ensure_session(session_id=sid)
-    return (await store.create_run(session_id=sid, query=query)).run_id
+    return (await store.open_run(session_id=sid, query=query)).run_id
+
+
+async def _add_empty_session(run_db: async_sessionmaker[AsyncSession], session_id: str) -> None:
+    async with run_db() as db:
+        await add_session_without_runs(await db.connection(), session_id)
+        await db.commit()
 
 
 async def test_two_runs_of_one_session_keep_separate_steps_tools_and_counts(
@@ -42,12 +48,12 @@ async def test_two_runs_of_one_session_keep_separate_steps_tools_and_counts(
     first = await _new_run(run_store, sid, "why is checkout slow?")
     second = await _new_run(run_store, sid, "and payments?")
     for node in ("router", "planner", "diagnose"):
-        await run_store.append_step(run_id=first, step=StepDraft(node, "ok", node))
-    await run_store.append_step(run_id=second, step=StepDraft("router", "ok"))
-    await run_store.append_tool_invocation(run_id=first, tool=ToolDraft("query_metrics", "OK"))
+        await run_store.append_trace_rows(run_id=first, steps=[StepDraft(node, "ok", node)], tools=[])
+    await run_store.append_trace_rows(run_id=second, steps=[StepDraft("router", "ok")], tools=[])
+    await run_store.append_trace_rows(run_id=first, steps=[], tools=[ToolDraft("query_metrics", "OK")])
     for n in range(3):
-        await run_store.append_tool_invocation(
-            run_id=second, tool=ToolDraft("query_logs", "OK", evidence_id=f"logs-{n}")
+        await run_store.append_trace_rows(
+            run_id=second, steps=[], tools=[ToolDraft("query_logs", "OK", evidence_id=f"logs-{n}")]
         )
     assert await run_store.finish_run(run_id=first, status=RunStatus.SUCCESS)
     assert await run_store.finish_run(run_id=second, status=RunStatus.SUCCESS)
@@ -66,10 +72,12 @@ async def test_two_runs_of_one_session_keep_separate_steps_tools_and_counts(
     assert (listed[first].step_count, listed[second].tool_call_count) == (3, 3)
 
 
-async def test_run_of_session_a_is_never_returned_for_session_b(run_store: RunStore) -> None:
+async def test_run_of_session_a_is_never_returned_for_session_b(
+    run_store: RunStore, run_db: async_sessionmaker[AsyncSession]
+) -> None:
     session_a, session_b = _session_id(), _session_id()
     run_a = await _new_run(run_store, session_a)
-    await run_store.ensure_session(session_id=session_b)
+    await _add_empty_session(run_db, session_b)
 
     with pytest.raises(RunNotFound):
         await run_store.load_trace(session_id=session_b, run_id=run_a)
@@ -81,36 +89,40 @@ async def test_run_of_session_a_is_never_returned_for_session_b(run_store: RunSt
 
 
 async def test_unknown_session_is_not_found_and_a_new_one_has_no_runs(
-    run_store: RunStore,
+    run_store: RunStore, run_db: async_sessionmaker[AsyncSession]
 ) -> None:
     with pytest.raises(SessionNotFound):
         await run_store.list_runs(session_id=_session_id())
-    with pytest.raises(SessionNotFound):
-        await run_store.create_run(session_id=_session_id(), query="q")
     assert await run_store.get_session(session_id=_session_id()) is None
     sid = _session_id()
-    await run_store.ensure_session(session_id=sid)
+    await _add_empty_session(run_db, sid)
     assert await run_store.list_runs(session_id=sid) == []
 
 
-async def test_concurrent_ensure_session_creates_one_row(
+async def test_concurrent_open_run_on_one_session_creates_one_row(
     run_store: RunStore, run_db: async_sessionmaker[AsyncSession]
 ) -> None:
     sid = _session_id()
-    infos = await asyncio.gather(*(run_store.ensure_session(session_id=sid) for _ in range(20)))
-    assert {info.session_id for info in infos} == {sid}
+    runs = await asyncio.gather(*(run_store.open_run(session_id=sid, query="q") for _ in range(20)))
+    assert {run.session_id for run in runs} == {sid}
+    assert len({run.run_id for run in runs}) == 20
     async with run_db() as db:
         query = select(func.count()).select_from(ChatSession)
         count = (await db.exec(query.where(col(ChatSession.session_id) == sid))).one()
     assert count == 1
 
 
-async def test_concurrent_appends_get_distinct_sequence_numbers(run_store: RunStore) -> None:
-    run_id = await _new_run(run_store)
-    seqs = await asyncio.gather(
-        *(run_store.append_tool_invocation(run_id=run_id, tool=ToolDraft("t", "OK")) for _ in range(10))
-    )
-    assert sorted(s for s in seqs if s is not None) == list(range(1, 11))
+async def test_appended_batches_get_distinct_sequence_numbers(run_store: RunStore) -> None:
+    # A run's recorder serialises its batches; concurrent batches belong to different runs.
+    sid = _session_id()
+    run_ids = [await _new_run(run_store, sid) for _ in range(3)]
+    for _ in range(10):
+        await asyncio.gather(
+            *(run_store.append_trace_rows(run_id=r, steps=[], tools=[ToolDraft("t", "OK")]) for r in run_ids)
+        )
+    for run_id in run_ids:
+        trace = await run_store.load_trace(session_id=sid, run_id=run_id)
+        assert [t.seq for t in trace.tools] == list(range(1, 11))
 
 
 async def test_finish_run_stores_the_result_once(run_store: RunStore) -> None:
@@ -140,15 +152,16 @@ async def test_finish_run_stores_the_result_once(run_store: RunStore) -> None:
     assert trace.self_evaluation == {"degraded": False, "evidence_retry_count": 0}
     assert trace.orchestration_trace == {"events": [{"node": "router"}]}
     assert trace.run.finished_at is not None and trace.run.finished_at.tzinfo is not None
-    assert await run_store.append_step(run_id=run_id, step=StepDraft("late", "ok")) is None
+    await run_store.append_trace_rows(run_id=run_id, steps=[StepDraft("late", "ok")], tools=[])
+    assert (await run_store.load_trace(session_id=sid, run_id=run_id)).steps == []
     assert await run_store.heartbeat(run_ids=[run_id]) == 0
 
 
 async def test_finish_run_numbers_its_buffered_rows_after_those_already_stored(run_store: RunStore) -> None:
     sid = _session_id()
     run_id = await _new_run(run_store, sid)
-    await run_store.append_step(run_id=run_id, step=StepDraft("router", "ok"))
-    await run_store.append_step(run_id=run_id, step=StepDraft("planner", "ok"))
+    await run_store.append_trace_rows(run_id=run_id, steps=[StepDraft("router", "ok")], tools=[])
+    await run_store.append_trace_rows(run_id=run_id, steps=[StepDraft("planner", "ok")], tools=[])
     steps = [StepDraft("executors", "ok"), StepDraft("diagnose", "ok")]
     tools = [ToolDraft("list_alerts", "OK", evidence_id="alerts-1"), ToolDraft("query_logs", "EMPTY")]
     assert await run_store.finish_run(run_id=run_id, status=RunStatus.SUCCESS, steps=steps, tools=tools)
@@ -174,7 +187,9 @@ async def test_failed_run_keeps_sql_null_json_and_bounded_summaries(
 ) -> None:
     sid = _session_id()
     run_id = await _new_run(run_store, sid)
-    await run_store.append_step(run_id=run_id, step=StepDraft("planner", "ok", "x" * 5_000))
+    await run_store.append_trace_rows(
+        run_id=run_id, steps=[StepDraft("planner", "ok", "x" * 5_000)], tools=[]
+    )
     await run_store.finish_run(run_id=run_id, status=RunStatus.FAILED, failure_code="MODEL_DOWN")
     trace = await run_store.load_trace(session_id=sid, run_id=run_id)
     assert len(trace.steps[0].summary) == SUMMARY_CHARS
@@ -200,7 +215,7 @@ async def test_sweep_finishes_only_orphaned_runs(run_db: async_sessionmaker[Asyn
     me = RunStore(run_db, worker_id="worker-me")
     sid = _session_id()
     orphan = await _new_run(dead, sid)
-    await dead.append_step(run_id=orphan, step=StepDraft("router", "ok"))
+    await dead.append_trace_rows(run_id=orphan, steps=[StepDraft("router", "ok")], tools=[])
     finished_orphan = await _new_run(dead, sid)
     await dead.finish_run(run_id=finished_orphan, status=RunStatus.SUCCESS)
     mine = await _new_run(me_in_the_past, sid)
@@ -221,13 +236,15 @@ async def test_sweep_finishes_only_orphaned_runs(run_db: async_sessionmaker[Asyn
 
 async def test_session_metadata_counts_message_pairs(run_store: RunStore) -> None:
     sid = _session_id()
-    created = await run_store.ensure_session(session_id=sid, principal="alice")
-    assert await run_store.record_message_pair(session_id=sid)
-    assert await run_store.record_message_pair(session_id=sid)
+    runs = [await run_store.open_run(session_id=sid, query="why?", principal="alice") for _ in range(2)]
+    created = await run_store.get_session(session_id=sid)
+    assert created is not None and created.message_pair_count == 0
+    for run in runs:
+        assert await run_store.finish_run(run_id=run.run_id, status=RunStatus.SUCCESS, message_pair=True)
     info = await run_store.get_session(session_id=sid)
     assert info is not None and info.message_pair_count == 2 and info.principal == "alice"
     assert info.created_at.tzinfo is not None and info.last_active_at >= created.last_active_at
-    assert not await run_store.record_message_pair(session_id=_session_id())
+    assert not await run_store.finish_run(run_id="run-unknown", status=RunStatus.SUCCESS, message_pair=True)
 
 
 async def test_open_run_creates_the_session_and_the_run_in_one_step(run_store: RunStore) -> None:
@@ -301,8 +318,7 @@ async def test_useful_feedback_grows_one_case_per_run(run_store: RunStore) -> No
 
 async def test_aiops_runs_keep_their_flow(run_store: RunStore) -> None:
     sid = _session_id()
-    await run_store.ensure_session(session_id=sid)
-    run = await run_store.create_run(session_id=sid, query="scan", agent_flow=AgentFlow.AI_OPS)
+    run = await run_store.open_run(session_id=sid, query="scan", agent_flow=AgentFlow.AI_OPS)
     assert run.run_id.startswith("run-") and run.status == "RUNNING"
     assert run.created_at.tzinfo is not None
     [listed] = await run_store.list_runs(session_id=sid)
