@@ -142,6 +142,46 @@ class TimeWindow:
     end: datetime
 
 
+# A level asked for, and the level label values it accepts (case-insensitive): "error" is also "err".
+LOG_LEVELS: Mapping[str, frozenset[str]] = {
+    "debug": frozenset({"debug"}),
+    "info": frozenset({"info"}),
+    "warn": frozenset({"warn", "warning"}),
+    "warning": frozenset({"warn", "warning"}),
+    "error": frozenset({"err", "error"}),
+    "fatal": frozenset({"fatal", "critical"}),
+    "critical": frozenset({"fatal", "critical"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LogQuery:
+    """Which log lines to return, in no backend's dialect: every backend translates it itself.
+
+    `service` is the identity label (any service when None), `level` a key of `LOG_LEVELS`,
+    `contains` a case-sensitive substring of the message. `native` is a query in the backend's
+    own language (LogQL on Loki); when given, the backend runs it instead of the other filters.
+    """
+
+    window: TimeWindow
+    limit: int
+    service: str | None = None
+    level: str | None = None
+    contains: str | None = None
+    native: str | None = None
+
+    def keeps(self, line: LogLine) -> bool:
+        """Whether `line` passes the neutral filters (window, service, level, contains)."""
+        if not self.window.start <= line.ts < self.window.end:
+            return False
+        service = line.labels.get("service")
+        if not service or (self.service is not None and service != self.service):
+            return False
+        if self.level is not None and line.labels.get("level", "").lower() not in LOG_LEVELS[self.level]:
+            return False
+        return self.contains is None or self.contains in line.message
+
+
 # --- one protocol per capability ---------------------------------------------------------------
 
 
@@ -171,7 +211,9 @@ class LogsSource(Protocol):
     async def health(self) -> SourceHealth: ...
     async def now(self) -> datetime: ...
     async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]: ...
-    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]: ...
+    async def query_range(self, query: LogQuery) -> list[LogLine]:
+        """The lines `query` selects, newest first, at most `query.limit`."""
+        ...
 
 
 @runtime_checkable

@@ -1,7 +1,9 @@
 """One contract for LogsSource, run against the world fixture and a Loki-shaped HTTP server.
 
-Loki is not packaged in Debian: tests/support/loki.py answers with Loki's documented response
-shapes from the same world, so the real client's HTTP, parameters and parsing are exercised.
+Both serve the same neutral `LogQuery`; the Loki client translates it to LogQL itself, and a
+native query (LogQL) passes through to Loki untouched. Loki is not packaged in Debian:
+tests/support/loki.py answers with Loki's documented response shapes from the same world, so the
+real client's HTTP, parameters and parsing are exercised.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import pytest
 
 from tests.support.loki import FakeLoki, running_loki
 from tests.support.world_builder import TIMEOUT_PHRASE, build_contract_world
-from tools.base import EvidenceStatus, LogsSource, SourceError, TimeWindow
+from tools.base import EvidenceStatus, LogQuery, LogsSource, SourceError, TimeWindow
 from tools.loki import LokiClient, LokiFixture
 from tools.world import World, load_world
 
@@ -46,6 +48,16 @@ def last(world: World, minutes: int) -> TimeWindow:
     return TimeWindow(start=world.now - timedelta(minutes=minutes), end=world.now)
 
 
+@pytest.fixture
+async def loki_source(loki: FakeLoki) -> AsyncIterator[LokiClient]:
+    async with httpx.AsyncClient() as client:
+        yield LokiClient(client, loki.url)
+
+
+def native(logql: str, window: TimeWindow, limit: int = 1_000) -> LogQuery:
+    return LogQuery(window=window, limit=limit, native=logql)
+
+
 def expected_lines(world: World, window: TimeWindow, service: str, level: str | None = None) -> int:
     return sum(
         1
@@ -64,7 +76,7 @@ async def test_source_is_healthy_and_tells_time(source: LogsSource, world: World
 async def test_stream_selector_returns_newest_first(source: LogsSource, world: World) -> None:
     window = last(world, 60)
 
-    lines = await source.query_range(logql='{service="ledger"}', window=window, limit=1_000)
+    lines = await source.query_range(LogQuery(window=window, limit=1_000, service="ledger"))
 
     assert len(lines) == expected_lines(world, window, "ledger")
     assert all(line.labels["service"] == "ledger" for line in lines)
@@ -74,24 +86,42 @@ async def test_stream_selector_returns_newest_first(source: LogsSource, world: W
 
 
 async def test_scalar_fields_are_stream_labels(source: LogsSource, world: World) -> None:
-    [line] = await source.query_range(logql='{service="relay"}', window=last(world, 60), limit=1)
+    [line] = await source.query_range(LogQuery(window=last(world, 60), limit=1, service="relay"))
 
     assert set(line.labels) == {"service", "level", "host"}  # `context` is not a scalar
     assert line.labels["host"] == "relay-1"
 
 
-async def test_label_matchers_select_streams(source: LogsSource, world: World) -> None:
+async def test_service_and_level_select_lines(source: LogsSource, world: World) -> None:
     window = last(world, 60)
 
-    errors = await source.query_range(
-        logql='{service="ledger", level="error"}', window=window, limit=1_000
-    )
-    not_ledger = await source.query_range(
-        logql='{service!="ledger", level=~"info|warn"}', window=window, limit=1_000
-    )
-    regex = await source.query_range(
-        logql='{service=~".+", level!~"info|warn"}', window=window, limit=1_000
-    )
+    errors = await source.query_range(LogQuery(window=window, limit=1_000, service="ledger", level="error"))
+    any_service_errors = await source.query_range(LogQuery(window=window, limit=1_000, level="error"))
+    relay_info = await source.query_range(LogQuery(window=window, limit=1_000, service="relay", level="info"))
+
+    assert len(errors) == expected_lines(world, window, "ledger", "error") > 0
+    assert all(TIMEOUT_PHRASE in line.message for line in errors)
+    assert [line.message for line in any_service_errors] == [line.message for line in errors]
+    assert {line.labels["service"] for line in relay_info} == {"relay"}
+    assert len(relay_info) == expected_lines(world, window, "relay", "info")
+
+
+async def test_contains_keeps_only_lines_with_the_text(source: LogsSource, world: World) -> None:
+    window = last(world, 90)
+    everything = await source.query_range(LogQuery(window=window, limit=1_000))
+
+    lines = await source.query_range(LogQuery(window=window, limit=1_000, contains=TIMEOUT_PHRASE))
+
+    assert lines
+    assert lines == [line for line in everything if TIMEOUT_PHRASE in line.message]
+
+
+async def test_native_label_matchers_select_streams(loki_source: LokiClient, world: World) -> None:
+    window = last(world, 60)
+
+    errors = await loki_source.query_range(native('{service="ledger", level="error"}', window))
+    not_ledger = await loki_source.query_range(native('{service!="ledger", level=~"info|warn"}', window))
+    regex = await loki_source.query_range(native('{service=~".+", level!~"info|warn"}', window))
 
     assert len(errors) == expected_lines(world, window, "ledger", "error") > 0
     assert all(TIMEOUT_PHRASE in line.message for line in errors)
@@ -125,30 +155,28 @@ def relay_without_size(text: str) -> bool:
         ('{service="relay"} !~ "size=\\\\d+" |= "relay"', {"relay"}, relay_without_size),
     ],
 )
-async def test_line_filters_keep_only_matching_lines(
-    source: LogsSource,
+async def test_native_line_filters_keep_only_matching_lines(
+    loki_source: LokiClient,
     world: World,
     logql: str,
     services: set[str],
     keeps: Callable[[str], bool],
 ) -> None:
     window = last(world, 90)
-    everything = await source.query_range(logql='{service=~".+"}', window=window, limit=1_000)
+    everything = await loki_source.query_range(LogQuery(window=window, limit=1_000))
 
-    lines = await source.query_range(logql=logql, window=window, limit=1_000)
+    lines = await loki_source.query_range(native(logql, window))
 
-    expected = [
-        line for line in everything if line.labels["service"] in services and keeps(line.message)
-    ]
+    expected = [line for line in everything if line.labels["service"] in services and keeps(line.message)]
     assert lines
     assert lines == expected
 
 
 async def test_limit_keeps_the_newest_lines(source: LogsSource, world: World) -> None:
     window = last(world, 60)
-    everything = await source.query_range(logql='{service=~".+"}', window=window, limit=1_000)
+    everything = await source.query_range(LogQuery(window=window, limit=1_000))
 
-    newest = await source.query_range(logql='{service=~".+"}', window=window, limit=5)
+    newest = await source.query_range(LogQuery(window=window, limit=5))
 
     assert newest == everything[:5]
 
@@ -156,7 +184,7 @@ async def test_limit_keeps_the_newest_lines(source: LogsSource, world: World) ->
 async def test_window_outside_history_is_empty(source: LogsSource, world: World) -> None:
     before = TimeWindow(world.now - timedelta(days=2), world.now - timedelta(days=1))
 
-    assert await source.query_range(logql='{service="ledger"}', window=before, limit=10) == []
+    assert await source.query_range(LogQuery(window=before, limit=10, service="ledger")) == []
 
 
 async def test_label_values_discover_streams(source: LogsSource, world: World) -> None:
@@ -176,9 +204,9 @@ async def test_label_values_discover_streams(source: LogsSource, world: World) -
 
 
 @pytest.mark.parametrize("logql", ['{service="ledger"', "service=ledger", '{service="ledger"} |= '])
-async def test_malformed_query_is_rejected(source: LogsSource, world: World, logql: str) -> None:
+async def test_malformed_native_query_is_rejected(source: LogsSource, world: World, logql: str) -> None:
     with pytest.raises(SourceError) as raised:
-        await source.query_range(logql=logql, window=last(world, 10), limit=10)
+        await source.query_range(native(logql, last(world, 10), limit=10))
 
     assert raised.value.status is EvidenceStatus.REJECTED
     assert "syntax error" not in raised.value.public
@@ -187,22 +215,20 @@ async def test_malformed_query_is_rejected(source: LogsSource, world: World, log
 async def test_client_asks_loki_backward_in_nanoseconds(loki: FakeLoki, world: World) -> None:
     window = last(world, 10)
     async with httpx.AsyncClient() as client:
-        await LokiClient(client, loki.url).query_range(
-            logql='{service="relay"}', window=window, limit=7
-        )
+        await LokiClient(client, loki.url).query_range(LogQuery(window=window, limit=7, service="relay"))
 
     sent = loki.requests[-1]
+    assert sent["query"] == ['{service="relay"}']
     assert sent["direction"] == ["backward"]
     assert sent["limit"] == ["7"]
     assert int(sent["start"][0]) == int(window.start.timestamp()) * 1_000_000_000
     assert int(sent["end"][0]) == int(window.end.timestamp()) * 1_000_000_000
 
 
-async def test_fixture_refuses_metric_queries(world: World) -> None:
-    with pytest.raises(SourceError, match="unsupported expression in fixture backend"):
-        await LokiFixture(world).query_range(
-            logql='sum(rate({service="ledger"}[5m]))', window=last(world, 10), limit=10
-        )
+async def test_fixture_refuses_native_queries(world: World) -> None:
+    for logql in ('sum(rate({service="ledger"}[5m]))', '{service="ledger"}'):
+        with pytest.raises(SourceError, match="unsupported expression in fixture backend"):
+            await LokiFixture(world).query_range(native(logql, last(world, 10), limit=10))
 
 
 async def test_loki_metric_result_is_rejected() -> None:
@@ -210,10 +236,9 @@ async def test_loki_metric_result_is_rejected() -> None:
     transport = httpx.MockTransport(lambda request: httpx.Response(200, json=body))
     async with httpx.AsyncClient(transport=transport) as client:
         with pytest.raises(SourceError, match="only log queries") as raised:
+            window = TimeWindow(datetime.now(UTC) - timedelta(minutes=5), datetime.now(UTC))
             await LokiClient(client, "http://loki.invalid").query_range(
-                logql='rate({a="b"}[1m])',
-                window=TimeWindow(datetime.now(UTC) - timedelta(minutes=5), datetime.now(UTC)),
-                limit=5,
+                native('rate({a="b"}[1m])', window, limit=5)
             )
 
     assert raised.value.status is EvidenceStatus.REJECTED

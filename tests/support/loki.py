@@ -1,8 +1,8 @@
 """A Loki-shaped HTTP server over a world's logs (Loki is not packaged in Debian).
 
 It answers `/ready`, `/loki/api/v1/query_range` and `/loki/api/v1/label/<name>/values` with
-Loki's documented JSON shapes, evaluating the LogQL subset through the world fixture. Malformed
-queries get Loki's answer: HTTP 400 with a plain-text message.
+Loki's documented JSON shapes, evaluating the LogQL subset of `tests.support.logql` over the
+world fixture's lines. Malformed queries get Loki's answer: HTTP 400 with a plain-text message.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tools.base import LogLine, SourceError, TimeWindow
+from tests.support.logql import LogQueryError, parse_log_query
+from tools.base import LogLine, LogQuery, TimeWindow
 from tools.loki.client import from_nanoseconds, to_nanoseconds
 from tools.loki.fixture import LokiFixture
 from tools.world import World
@@ -76,12 +77,17 @@ class _Handler(BaseHTTPRequestHandler):
         window = _window(query)
         limit = int(_first(query, "limit", "100"))
         try:
-            lines = asyncio.run(
-                self.server.logs.query_range(logql=_first(query, "query", ""), window=window, limit=limit)
-            )
-        except SourceError:
+            logql = parse_log_query(_first(query, "query", ""))
+        except LogQueryError:
             self._send(400, b"parse error : syntax error: unexpected input\n", "text/plain")
             return
+        # Every line of the window, newest first, then LogQL's selection of them.
+        everything = LogQuery(window=window, limit=10**9)
+        lines = [
+            line
+            for line in asyncio.run(self.server.logs.query_range(everything))
+            if logql.matches(line.labels, line.message)
+        ][:limit]
         if _first(query, "direction", "backward") == "forward":
             lines.reverse()
         data = {"resultType": "streams", "result": _streams(lines), "stats": {}}

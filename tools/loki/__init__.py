@@ -1,4 +1,4 @@
-"""Loki as an evidence source: the real HTTP client, the world fixture and the LogQL subset."""
+"""Loki as an evidence source: the real HTTP client (which speaks LogQL) and the world fixture."""
 
 from tools.loki.client import LokiClient
 from tools.loki.fixture import LokiFixture

@@ -1,4 +1,4 @@
-"""Loki's HTTP API as a LogsSource (I/O and parsing only).
+"""Loki's HTTP API as a LogsSource (I/O, parsing and the translation of a neutral query to LogQL).
 
 `/loki/api/v1/query_range` (direction backward, nanosecond start/end, a line limit),
 `/loki/api/v1/label/<name>/values` and `/ready`, every response bounded by `HttpApi`.
@@ -12,11 +12,21 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from tools.base import EvidenceStatus, LogLine, SourceError, TimeWindow
+from tools.base import EvidenceStatus, LogLine, LogQuery, SourceError, TimeWindow
 from tools.prometheus.http_api import HttpSource
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+# The stream label regex of each level asked for: the values of `LOG_LEVELS`, case-insensitive.
+_LEVEL_PATTERNS = {
+    "debug": "(?i)debug",
+    "info": "(?i)info",
+    "warn": "(?i)warn(ing)?",
+    "warning": "(?i)warn(ing)?",
+    "error": "(?i)err(or)?",
+    "fatal": "(?i)fatal|critical",
+    "critical": "(?i)fatal|critical",
+}
 
 
 class _Stream(BaseModel):
@@ -50,8 +60,10 @@ class LokiClient(HttpSource):
         values = _validated(_STRINGS, raw if raw is not None else [])
         return sorted(values)[:limit]
 
-    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
-        params = [("query", logql), *_window(window), ("limit", str(limit))]
+    async def query_range(self, query: LogQuery) -> list[LogLine]:
+        limit = query.limit
+        logql = query.native or to_logql(query)
+        params = [("query", logql), *_window(query.window), ("limit", str(limit))]
         params.append(("direction", "backward"))
         raw = await self._api.get_data("/loki/api/v1/query_range", params)
         result = _validated(_RESULT, raw)
@@ -69,6 +81,21 @@ class LokiClient(HttpSource):
         # Each stream is ordered, but the streams interleave: merge newest first.
         lines.sort(key=lambda line: line.ts, reverse=True)
         return lines[:limit]
+
+
+def to_logql(query: LogQuery) -> str:
+    """`{service="X", level=~"(?i)error"} |= "text"`: the neutral filters in LogQL."""
+    matchers = [f'service="{query.service}"' if query.service else 'service=~".+"']
+    if query.level is not None:
+        matchers.append(f'level=~"{_LEVEL_PATTERNS[query.level]}"')
+    logql = "{" + ", ".join(matchers) + "}"
+    if query.contains:
+        logql += f' |= "{_escape(query.contains)}"'
+    return logql
+
+
+def _escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _validated(adapter: TypeAdapter[_T], raw: object) -> _T:

@@ -1,4 +1,4 @@
-"""Serve a world's logs through LogsSource with the LogQL subset of `tools.loki.logql`.
+"""Serve a world's logs through LogsSource, filtering the lines directly by the neutral query.
 
 Lines are returned newest first (Loki's default direction, backward) within [start, end).
 """
@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tools.base import EvidenceStatus, LogLine, SourceError, SourceHealth, TimeWindow
-from tools.loki.logql import LogQuery, LogQueryError, parse_log_query
+from tools.base import EvidenceStatus, LogLine, LogQuery, SourceError, SourceHealth, TimeWindow
 from tools.world import World
 
 
@@ -35,28 +34,23 @@ class LokiFixture:
         }
         return sorted(values)[:limit]
 
-    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
-        query = _parse(logql)
-        if window.end < window.start:
+    async def query_range(self, query: LogQuery) -> list[LogLine]:
+        if query.native is not None:
+            # A world has no query language of its own; the neutral filters are all it serves.
+            raise SourceError(
+                "unsupported expression in fixture backend (service, level and contains only)",
+                status=EvidenceStatus.REJECTED,
+            )
+        if query.window.end < query.window.start:
             raise SourceError("the window ends before it starts", status=EvidenceStatus.REJECTED)
         selected: list[LogLine] = []
         for line in self._lines:
-            if len(selected) >= limit:
+            if len(selected) >= query.limit:
                 break
-            if _within(line, window) and query.matches(line.labels, line.message):
+            if query.keeps(line):
                 selected.append(line)
         return selected
 
 
 def _within(line: LogLine, window: TimeWindow) -> bool:
     return window.start <= line.ts < window.end
-
-
-def _parse(text: str) -> LogQuery:
-    try:
-        return parse_log_query(text)
-    except LogQueryError as error:
-        raise SourceError(
-            "unsupported expression in fixture backend (a stream selector and line filters)",
-            status=EvidenceStatus.REJECTED,
-        ) from error

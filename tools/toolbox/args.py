@@ -56,7 +56,12 @@ class QueryLogsArgs(ToolArgs):
     service: Name | None = None
     contains: str | None = Field(default=None, min_length=1, max_length=200)
     level: Level | None = None
-    logql: str | None = Field(default=None, min_length=1, max_length=2_000)
+    native_query: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=2_000,
+        description="a query in the log backend's own language (LogQL on Loki), instead of the filters",
+    )
     window_minutes: Window | None = None
     limit: Annotated[int, Field(ge=1, le=5_000)] | None = None
 

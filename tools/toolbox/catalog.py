@@ -54,7 +54,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "query_logs",
         EvidenceSource.LOGS,
         args.QueryLogsArgs,
-        "Log lines of a service, optionally containing a text or at a level, or by raw LogQL.",
+        "Log lines of a service, optionally containing a text or at a level, or by a native query.",
         telemetry.query_logs,
     ),
     ToolSpec(

@@ -11,6 +11,7 @@ from typing import Any
 from tools.base import (
     AlertsSource,
     LogLine,
+    LogQuery,
     LogsSource,
     MetricsSource,
     Series,
@@ -35,15 +36,6 @@ _SAMPLES_SHARE = 0.25
 _value = itemgetter(1)
 # Rate windows cover a few steps so that sparse scrapes still yield a value per point.
 _MIN_RATE_WINDOW_S = 300
-_LEVEL_PATTERNS = {
-    "debug": "(?i)debug",
-    "info": "(?i)info",
-    "warn": "(?i)warn(ing)?",
-    "warning": "(?i)warn(ing)?",
-    "error": "(?i)err(or)?",
-    "fatal": "(?i)fatal|critical",
-    "critical": "(?i)fatal|critical",
-}
 
 
 async def list_alerts(ctx: ToolContext, args: ListAlertsArgs) -> Answer:
@@ -193,9 +185,16 @@ async def list_log_streams(ctx: ToolContext, args: ListLogStreamsArgs) -> Answer
 async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
     source: LogsSource = require(ctx.sources.logs, "logs")
     window = ctx.window(args.window_minutes)
-    logql = args.logql or build_logql(args.service, args.contains, args.level)
     limit = min(args.limit or ctx.limits.max_log_lines, ctx.limits.max_log_lines)
-    lines = await source.query_range(logql=logql, window=window, limit=limit)
+    query = LogQuery(
+        window=window,
+        limit=limit,
+        service=args.service,
+        level=args.level,
+        contains=args.contains,
+        native=args.native_query,
+    )
+    lines = await source.query_range(query)
     kept = lines[:limit]
     items, cut = _items_within(kept, ctx.limits.max_result_bytes)
     levels = Counter(line.labels.get("level", "?") for line in kept)
@@ -206,7 +205,7 @@ async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
         title=f"Logs{f' of {args.service}' if args.service else ''}",
         summary=f"{len(kept)} log lines{span}" + (f" ({by_level})" if by_level else ""),
         data={"lines": items},
-        query={"logql": logql, "limit": limit, **_window_query(window)},
+        query={"limit": limit, **_window_query(window)},
         empty=not kept,
         truncated=len(lines) >= limit,
         cut=cut,
@@ -232,21 +231,6 @@ def _items_within(lines: Sequence[LogLine], max_bytes: int) -> tuple[list[dict[s
 def _items(lines: Sequence[LogLine], max_chars: int) -> Iterator[dict[str, Any]]:
     for line in lines:
         yield {"ts": iso(line.ts), "labels": dict(line.labels), "message": clip_text(line.message, max_chars)}
-
-
-def build_logql(service: str | None, contains: str | None, level: str | None) -> str:
-    """`{service="X", level=~"(?i)error"} |= "text"`: the shape fixture and Loki both serve."""
-    matchers = [f'service="{service}"' if service else 'service=~".+"']
-    if level is not None:
-        matchers.append(f'level=~"{_LEVEL_PATTERNS[level]}"')
-    logql = "{" + ", ".join(matchers) + "}"
-    if contains:
-        logql += f' |= "{_escape(contains)}"'
-    return logql
-
-
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "\\r")
 
 
 def _window_query(window: TimeWindow) -> Mapping[str, Any]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tools.loki.logql import LogQueryError, parse_log_query
+from tests.support.logql import LogQueryError, parse_log_query
 
 LEDGER = {"service": "ledger", "level": "error", "host": "ledger-2"}
 

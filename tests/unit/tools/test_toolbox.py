@@ -14,6 +14,7 @@ from tools.base import (
     EvidenceSource,
     EvidenceStatus,
     LogLine,
+    LogQuery,
     Series,
     SeriesRef,
     SourceError,
@@ -24,6 +25,7 @@ from tools.base import (
 )
 from tools.evidence_store import EvidenceCache, RunEvidence
 from tools.limits import ToolLimits
+from tools.loki.client import to_logql
 from tools.toolbox import Toolbox
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -78,7 +80,7 @@ class FakeAlerts:
 
 class FakeLogs:
     def __init__(self) -> None:
-        self.queries: list[str] = []
+        self.queries: list[LogQuery] = []
 
     async def health(self) -> SourceHealth:
         return SourceHealth(ok=True)
@@ -89,8 +91,8 @@ class FakeLogs:
     async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]:
         return ["pay", "cart"]
 
-    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
-        self.queries.append(logql)
+    async def query_range(self, query: LogQuery) -> list[LogLine]:
+        self.queries.append(query)
         return [LogLine(NOW, {"service": "pay", "level": "error"}, "boom")] * 3
 
 
@@ -277,7 +279,7 @@ async def test_query_metric_uses_template_window_and_bounded_step() -> None:
     assert evidence.source is EvidenceSource.METRICS
 
 
-async def test_query_logs_builds_escaped_logql() -> None:
+async def test_query_logs_asks_the_source_a_neutral_query() -> None:
     logs = FakeLogs()
     toolbox = _toolbox(Sources(logs=logs))
     evidence = await toolbox.call(
@@ -285,13 +287,22 @@ async def test_query_logs_builds_escaped_logql() -> None:
         {"service": "pay", "contains": 'say "hi"', "level": "error", "limit": 2},
         _run(),
     )
-    assert logs.queries == ['{service="pay", level=~"(?i)err(or)?"} |= "say \\"hi\\""']
+    [query] = logs.queries
+    assert (query.service, query.level, query.contains, query.native, query.limit) == (
+        "pay",
+        "error",
+        'say "hi"',
+        None,
+        2,
+    )
+    assert to_logql(query) == '{service="pay", level=~"(?i)err(or)?"} |= "say \\"hi\\""'
     assert len(evidence.data["lines"]) == 2
     assert evidence.data["lines"][0]["message"] == "boom"
 
 
 class ManyLogs(FakeLogs):
-    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
+    async def query_range(self, query: LogQuery) -> list[LogLine]:
+        limit = query.limit
         return [
             LogLine(NOW, {"service": "pay", "level": "error"}, f"line {n} " + "x" * 200) for n in range(limit)
         ]
@@ -309,7 +320,8 @@ async def test_logs_over_the_byte_cap_keep_the_first_lines_that_fit_and_say_how_
 
 
 class SecretLogs(FakeLogs):
-    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
+    async def query_range(self, query: LogQuery) -> list[LogLine]:
+        limit = query.limit
         # Masking makes each line longer than it was measured: the boundary has to cut again.
         return [LogLine(NOW, {"service": "pay"}, f"retry {n} password=x token=y") for n in range(limit)]
 
@@ -323,7 +335,8 @@ async def test_a_result_cut_by_the_handler_and_again_by_the_boundary_is_marked_o
 
 
 class LongLogs(FakeLogs):
-    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
+    async def query_range(self, query: LogQuery) -> list[LogLine]:
+        limit = query.limit
         return [LogLine(NOW, {"service": "pay"}, f"{n} " + "y" * 1_500) for n in range(limit)]
 
 

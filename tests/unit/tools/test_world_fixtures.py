@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.world_builder import write_world
 from tools.alertmanager import AlertmanagerFixture
-from tools.base import EvidenceStatus, SourceError, TimeWindow
+from tools.base import EvidenceStatus, LogQuery, SourceError, TimeWindow
 from tools.loki import LokiFixture
 from tools.prometheus import PrometheusFixture
 from tools.prometheus.fixture import evaluate
@@ -89,6 +89,6 @@ async def test_log_window_includes_start_and_excludes_end(tmp_path: Path) -> Non
         )
     )
 
-    lines = await LokiFixture(world).query_range(logql='{service="a"}', window=HOUR, limit=10)
+    lines = await LokiFixture(world).query_range(LogQuery(window=HOUR, limit=10, service="a"))
 
     assert [item.message for item in lines] == ["inside", "at start"]

@@ -1,4 +1,4 @@
-"""The LogQL subset the fixture backend serves: a stream selector plus line filters.
+"""The LogQL subset the Loki-shaped test server serves: a stream selector plus line filters.
 
 `{service="api", level=~"error|warn"} |= "timeout" != "retry" |~ "code=5.." !~ "health"`.
 Stream selectors share PromQL's label-matcher syntax. Anything else (parsers, metric queries)
