@@ -69,7 +69,7 @@ def _evidence(args: argparse.Namespace) -> int:
     import httpx
 
     from api.backends import build_sources
-    from api.composition import tool_limits
+    from api.composition import build_toolbox, tool_limits
     from tools.cli import run_evidence_command
 
     settings = load_settings()
@@ -86,7 +86,8 @@ def _evidence(args: argparse.Namespace) -> int:
     async def call() -> str:
         async with httpx.AsyncClient() as http:
             sources = build_sources(settings, http, cases=None)
-            return await run_evidence_command(sources, tool_limits(settings), args.tool, tool_args)
+            toolbox = build_toolbox(sources, tool_limits(settings))
+            return await run_evidence_command(toolbox, args.tool, tool_args)
 
     print(asyncio.run(call()))
     return 0

@@ -34,6 +34,7 @@ from persistence.sessions import (
     RedisContextStore,
     SessionContextStore,
 )
+from tools.base import Sources
 from tools.evidence_store import EvidenceCache
 from tools.limits import ToolLimits
 from tools.sql.audited import AuditedDatasources
@@ -95,6 +96,11 @@ def tool_limits(settings: Settings) -> ToolLimits:
     return ToolLimits.from_mapping(settings.backends.model_dump(exclude={"sql_datasources"}))
 
 
+def build_toolbox(sources: Sources, limits: ToolLimits) -> Toolbox:
+    """The one toolbox factory (server, evaluation, `superbiz evidence`); its cache sized by the limits."""
+    return Toolbox(sources, limits, EvidenceCache(ttl_s=limits.cache_ttl_s, capacity=limits.cache_capacity))
+
+
 def worker_identity() -> str:
     """Unique per process: the orphan sweep must never finish another live worker's runs."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
@@ -137,9 +143,7 @@ async def build_services(settings: Settings) -> Services:
         await http.aclose()
         await engine.dispose()
         raise
-    limits = tool_limits(settings)
-    cache = EvidenceCache(ttl_s=settings.backends.cache_ttl_s, capacity=settings.backends.cache_capacity)
-    toolbox = Toolbox(sources, limits, cache)
+    toolbox = build_toolbox(sources, tool_limits(settings))
     diagnosis = build_engine(settings, toolbox)
     contexts = build_context_store(settings)
     chat_limits = settings.chat

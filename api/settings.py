@@ -12,10 +12,17 @@ from typing import Annotated
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graph.context import GraphBudgets
+from tools.limits import ToolLimits
+
 PositiveInt = Annotated[int, Field(gt=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./var/superbiz.db"
+# The tool bounds and run budgets are defined once, as the plain dataclasses tools and graph read;
+# the blocks below take their defaults from them (tests/unit/api/test_settings.py guards the mapping).
+_TOOL = ToolLimits()
+_BUDGETS = GraphBudgets()
 
 
 class DatabaseSettings(BaseModel):
@@ -53,32 +60,28 @@ class ModelSettings(BaseModel):
     max_concurrent_calls: PositiveInt = 8
     max_output_tokens: PositiveInt = 2_000
 
-    @property
-    def configured(self) -> bool:
-        return bool(self.base_url and self.name)
-
 
 class BackendSettings(BaseModel):
-    """Bounds shared by every evidence tool call, and the SQL datasources."""
+    """Bounds of every evidence tool call (defaults: `tools.limits.ToolLimits`) and the SQL datasources."""
 
-    tool_timeout_s: PositiveFloat = 10.0
-    max_result_bytes: PositiveInt = 65_536
-    max_summary_chars: PositiveInt = 600
-    max_rows: PositiveInt = 200
-    max_series: PositiveInt = 50
-    max_log_lines: PositiveInt = 500
-    max_alerts: PositiveInt = 200
-    max_discovery_items: PositiveInt = 200
-    max_promql_chars: PositiveInt = 2_000
-    max_range_minutes: PositiveInt = 1_440
-    default_window_minutes: PositiveInt = 60
-    min_step_seconds: PositiveInt = 15
-    max_points_per_series: PositiveInt = 1_000
-    max_sql_chars: PositiveInt = 4_000
-    sql_statement_timeout_ms: PositiveInt = 5_000
-    cache_ttl_s: PositiveFloat = 30.0
-    cache_capacity: PositiveInt = 1_024
-    run_evidence_budget_bytes: PositiveInt = 1_048_576
+    tool_timeout_s: PositiveFloat = _TOOL.tool_timeout_s
+    max_result_bytes: PositiveInt = _TOOL.max_result_bytes
+    max_summary_chars: PositiveInt = _TOOL.max_summary_chars
+    max_rows: PositiveInt = _TOOL.max_rows
+    max_series: PositiveInt = _TOOL.max_series
+    max_log_lines: PositiveInt = _TOOL.max_log_lines
+    max_alerts: PositiveInt = _TOOL.max_alerts
+    max_discovery_items: PositiveInt = _TOOL.max_discovery_items
+    max_promql_chars: PositiveInt = _TOOL.max_promql_chars
+    max_range_minutes: PositiveInt = _TOOL.max_range_minutes
+    default_window_minutes: PositiveInt = _TOOL.default_window_minutes
+    min_step_seconds: PositiveInt = _TOOL.min_step_seconds
+    max_points_per_series: PositiveInt = _TOOL.max_points_per_series
+    max_sql_chars: PositiveInt = _TOOL.max_sql_chars
+    sql_statement_timeout_ms: PositiveInt = _TOOL.sql_statement_timeout_ms
+    cache_ttl_s: PositiveFloat = _TOOL.cache_ttl_s
+    cache_capacity: PositiveInt = _TOOL.cache_capacity
+    run_evidence_budget_bytes: PositiveInt = _TOOL.run_evidence_budget_bytes
     # name -> SQLAlchemy-style URL of a read-only datasource, e.g.
     # {"orders": "mysql://ro:pw@127.0.0.1/orders"}; unknown names fail closed.
     sql_datasources: dict[str, SecretStr] = Field(default_factory=dict)
@@ -91,26 +94,11 @@ class BackendSettings(BaseModel):
     sql_temp_file_limit_kb: PositiveInt = 262_144
     sql_lock_timeout_ms: PositiveInt = 2_000
     # signal -> PromQL template; `{service}` and `{window}` are substituted.
-    metric_templates: dict[str, str] = Field(
-        default_factory=lambda: {
-            "error_rate": (
-                'sum(rate(http_requests_total{{service="{service}",code=~"5.."}}[{window}]))'
-                ' / sum(rate(http_requests_total{{service="{service}"}}[{window}]))'
-            ),
-            "latency_p99": (
-                "histogram_quantile(0.99, sum by (le) (rate("
-                'http_request_duration_seconds_bucket{{service="{service}"}}[{window}])))'
-            ),
-            "saturation": 'max(saturation_ratio{{service="{service}"}})',
-            "cpu": 'sum(rate(process_cpu_seconds_total{{service="{service}"}}[{window}]))',
-            "memory": 'sum(process_resident_memory_bytes{{service="{service}"}})',
-            "connections": 'sum(db_connections_in_use{{service="{service}"}})',
-        }
-    )
+    metric_templates: dict[str, str] = Field(default_factory=lambda: dict(_TOOL.metric_templates))
 
 
 class ChatLimits(BaseModel):
-    """Run budgets, timeouts and pool sizes of chat and AIOps runs."""
+    """Run budgets (defaults: `graph.context.GraphBudgets`), timeouts and pool sizes of chat and AIOps."""
 
     max_workers: PositiveInt = 16
     max_query_chars: PositiveInt = 4_000
@@ -118,12 +106,12 @@ class ChatLimits(BaseModel):
     # The whole request body must arrive within this (408 otherwise): a half-sent body held a
     # connection and a handler forever. 64 KB in 10 s is ~6.5 KB/s, far below any real client.
     body_read_timeout_s: PositiveFloat = 10.0
-    run_deadline_s: PositiveFloat = 120.0
+    run_deadline_s: PositiveFloat = _BUDGETS.deadline_s
     node_timeout_s: PositiveFloat = 60.0
-    max_model_calls: PositiveInt = 8
-    max_tool_calls: PositiveInt = 40
-    max_tokens: PositiveInt = 60_000
-    max_repairs: PositiveInt = 2
+    max_model_calls: PositiveInt = _BUDGETS.max_model_calls
+    max_tool_calls: PositiveInt = _BUDGETS.max_tool_calls
+    max_tokens: PositiveInt = _BUDGETS.max_tokens
+    max_repairs: PositiveInt = _BUDGETS.max_repairs
     recursion_limit: PositiveInt = 60
     max_status_events: PositiveInt = 64
     sse_send_timeout_s: PositiveFloat = 10.0

@@ -6,18 +6,15 @@ import json
 from dataclasses import asdict
 from typing import Any
 
-from tools.base import Sources
-from tools.evidence_store import EvidenceCache, RunEvidence
-from tools.limits import ToolLimits
+from tools.evidence_store import RunEvidence
 from tools.redaction import redact
 from tools.toolbox import Toolbox
 
 
-async def run_evidence_command(sources: Sources, limits: ToolLimits, tool: str, args: dict[str, Any]) -> str:
-    """Run `tool` once with `args` and return the evidence item as pretty JSON."""
-    cache = EvidenceCache(ttl_s=limits.cache_ttl_s, capacity=limits.cache_capacity)
-    toolbox = Toolbox(sources, limits, cache)
-    run = RunEvidence(budget_bytes=limits.run_evidence_budget_bytes)
+async def run_evidence_command(toolbox: Toolbox, tool: str, args: dict[str, Any]) -> str:
+    """Run `tool` once with `args` on `toolbox` (built by the composition root) and return the
+    evidence item as pretty JSON."""
+    run = RunEvidence(budget_bytes=toolbox.limits.run_evidence_budget_bytes)
     evidence = await toolbox.call(tool, args, run)
     item = asdict(evidence)
     item["source"] = evidence.source.value

@@ -46,8 +46,7 @@ def _progress(line: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from api.cli import load_settings
-    from api.evaluation.harness import run_evaluation
-    from api.evaluation.setup import AnalystUnconfigured, build_setup
+    from api.evaluation.harness import AnalystUnconfigured, build_setup, run_evaluation
     from api.evaluation.worlds import discover_worlds
     from tools.demo_world import DEMO_WORLD_DIR
 

@@ -1,7 +1,8 @@
 """Runs every scenario of every world through the diagnosis graph and collects scored entries.
 
-One toolbox per world (fixture sources), one graph and runner for the whole evaluation, a fresh
-evidence store per run. Scenarios run one after another so that results are reproducible.
+One toolbox and engine per world, built by the server's own factories from the evaluation's settings
+(fixture sources), a fresh evidence store per run. Scenarios run one after another so that results
+are reproducible.
 """
 
 from __future__ import annotations
@@ -15,17 +16,13 @@ from typing import Any
 
 from api.backends import world_sources
 from api.chat_use_case import history_turn
-from api.engine import DiagnosisEngine
+from api.composition import build_toolbox, tool_limits
+from api.engine import DiagnosisEngine, build_engine, model_config
 from api.evaluation.scoring import score_answer, totals
 from api.evaluation.worlds import EvalScenario, load_scenarios
-from graph.analysts.base import Analyst
-from graph.build import build_graph
-from graph.context import GraphBudgets
+from api.settings import Settings
 from graph.recorder import SilentObserver
-from graph.runner import DiagnosisRunner, RunFailed, RunRequest, RunResult
-from tools.evidence_store import EvidenceCache
-from tools.limits import ToolLimits
-from tools.toolbox import Toolbox
+from graph.runner import RunFailed, RunRequest, RunResult
 from tools.world import load_world
 
 RESULT_VERSION = 1
@@ -34,15 +31,21 @@ Progress = Callable[[str], None]
 
 @dataclass(frozen=True, slots=True)
 class EvalSetup:
-    """The shared parts of an evaluation: the analyst pair, tool bounds and run budgets."""
+    """What an evaluation runs with: the settings (tool bounds, run budgets, model) and the analyst."""
 
-    analyst: Analyst
-    rules: Analyst
-    analyst_name: str = "rules"
-    limits: ToolLimits = field(default_factory=ToolLimits)
-    budgets: GraphBudgets = field(default_factory=GraphBudgets)
-    node_timeout_s: float = 60.0
-    recursion_limit: int = 60
+    settings: Settings = field(default_factory=Settings)
+    analyst_name: str = "rules"  # "llm": the configured model, degrading to rules like the server
+
+
+class AnalystUnconfigured(Exception):
+    """`--analyst llm` was asked for but no model is configured."""
+
+
+def build_setup(settings: Settings, analyst: str) -> EvalSetup:
+    """Rule-based analyst by default; the LLM analyst (degrading to rules) when asked and configured."""
+    if analyst != "rules" and model_config(settings) is None:
+        raise AnalystUnconfigured("--analyst llm needs SUPERBIZ_MODEL__BASE_URL and SUPERBIZ_MODEL__NAME")
+    return EvalSetup(settings=settings, analyst_name="rules" if analyst == "rules" else "llm")
 
 
 @dataclass(slots=True)
@@ -60,26 +63,14 @@ async def run_evaluation(
 ) -> dict[str, Any]:
     """Every scenario of every world, scored; the JSON-ready result with per-scenario entries and totals."""
     say = progress or (lambda _line: None)
-    runner = DiagnosisRunner(
-        build_graph(node_timeout_s=setup.node_timeout_s), recursion_limit=setup.recursion_limit
-    )
+    limits = tool_limits(setup.settings)
     entries: list[dict[str, Any]] = []
     worlds: list[str] = []
     for world_dir in world_dirs:
         world = load_world(world_dir)
         worlds.append(world.name)
-        engine = DiagnosisEngine(
-            runner=runner,
-            analyst=setup.analyst,
-            rules=setup.rules,
-            toolbox=Toolbox(
-                world_sources(world),
-                setup.limits,
-                EvidenceCache(ttl_s=setup.limits.cache_ttl_s, capacity=setup.limits.cache_capacity),
-            ),
-            budgets=setup.budgets,
-            evidence_budget_bytes=setup.limits.run_evidence_budget_bytes,
-        )
+        toolbox = build_toolbox(world_sources(world), limits)
+        engine = build_engine(setup.settings, toolbox, use_model=setup.analyst_name == "llm")
         scenarios = load_scenarios(world)
         say(f"world {world.name}: {len(scenarios)} scenarios")
         for scenario in scenarios:

@@ -1,7 +1,4 @@
-"""Worlds for evaluation: find world directories, build a fixture toolbox per world, read scenarios.
-
-`build_world_toolbox` is general on purpose: the composition root reuses it to serve any world dir.
-"""
+"""Worlds for evaluation: find world directories and read their scenarios."""
 
 from __future__ import annotations
 
@@ -12,21 +9,10 @@ from typing import Any
 
 import yaml
 
-from api.backends import world_sources
-from tools.evidence_store import EvidenceCache
-from tools.limits import ToolLimits
-from tools.toolbox import Toolbox
-from tools.world import ScenarioExpectation, World, load_world
+from tools.world import ScenarioExpectation, World
 
 # A directory is a world when it holds at least one of these files.
 _WORLD_MARKERS = ("world.yaml", "scenarios.yaml", "alerts.json", "metrics.json", "logs.jsonl")
-
-
-def build_world_toolbox(world_dir: Path, limits: ToolLimits) -> Toolbox:
-    """A toolbox answering every evidence tool from the world in `world_dir`."""
-    world = load_world(world_dir)
-    cache = EvidenceCache(ttl_s=limits.cache_ttl_s, capacity=limits.cache_capacity)
-    return Toolbox(world_sources(world), limits, cache)
 
 
 def is_world(directory: Path) -> bool:

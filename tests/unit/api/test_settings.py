@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
+
 import pytest
 from pydantic import BaseModel
 
 from api.cli import load_settings
-from api.settings import Settings
+from api.composition import tool_limits
+from api.engine import graph_budgets
+from api.settings import BackendSettings, Settings
+from graph.context import GraphBudgets
+from tools.limits import ToolLimits
 
 
 def _limits(model: BaseModel) -> list[tuple[str, object]]:
@@ -44,3 +51,34 @@ def test_bad_value_stops_start_up_naming_the_variable(
         load_settings()
     assert stopped.value.code == 2
     assert "SUPERBIZ_CHAT__MAX_WORKERS" in capsys.readouterr().err
+
+
+def test_backend_settings_take_every_tool_limit_default_from_tool_limits() -> None:
+    # One definition per default: a literal re-typed in BackendSettings that drifts from ToolLimits,
+    # or a limit added to ToolLimits that settings cannot set, fails here.
+    backends = BackendSettings()
+    for limit in dataclasses.fields(ToolLimits):
+        assert limit.name in BackendSettings.model_fields, limit.name
+        assert getattr(backends, limit.name) == getattr(ToolLimits(), limit.name), limit.name
+    assert tool_limits(Settings()) == ToolLimits()
+
+
+def test_chat_limits_take_every_budget_default_from_graph_budgets() -> None:
+    assert graph_budgets(Settings()) == GraphBudgets()
+
+
+def test_every_tool_limit_and_budget_is_set_from_settings() -> None:
+    # Each value doubled: the mapping into the dataclasses forgets no field.
+    tools = {f.name: _doubled(getattr(ToolLimits(), f.name)) for f in dataclasses.fields(ToolLimits)}
+    budgets = {f.name: _doubled(getattr(GraphBudgets(), f.name)) for f in dataclasses.fields(GraphBudgets)}
+    chat = {("run_deadline_s" if name == "deadline_s" else name): value for name, value in budgets.items()}
+    settings = Settings(backends=tools, chat=chat)
+    assert dataclasses.asdict(tool_limits(settings)) == tools
+    assert dataclasses.asdict(graph_budgets(settings)) == budgets
+
+
+def _doubled(value: object) -> object:
+    if isinstance(value, int | float):
+        return value * 2
+    assert isinstance(value, Mapping)
+    return {key: f"{text} * 2" for key, text in value.items()}

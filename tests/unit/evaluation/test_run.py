@@ -7,10 +7,13 @@ import json
 import shutil
 from pathlib import Path
 
+from api.backends import world_sources
+from api.composition import build_toolbox
 from api.evaluation.cli import add_eval_commands
-from api.evaluation.worlds import build_world_toolbox, discover_worlds
+from api.evaluation.worlds import discover_worlds
 from tools.evidence_store import RunEvidence
 from tools.limits import ToolLimits
+from tools.world import load_world
 
 WORLDS = Path(__file__).resolve().parents[2] / "data" / "worlds"
 
@@ -30,7 +33,7 @@ def test_discover_accepts_a_world_or_a_folder_of_worlds(tmp_path: Path) -> None:
 
 
 async def test_world_without_metrics_answers_unavailable() -> None:
-    toolbox = build_world_toolbox(WORLDS / "iot", ToolLimits())
+    toolbox = build_toolbox(world_sources(load_world(WORLDS / "iot")), ToolLimits())
     run = RunEvidence(budget_bytes=1_000_000)
     evidence = await toolbox.call("list_metrics", {}, run)
     assert evidence.status.value == "UNAVAILABLE"

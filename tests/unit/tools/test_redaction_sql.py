@@ -66,6 +66,7 @@ async def test_query_results_are_masked_in_data_summary_and_query(sources: Sourc
 
 async def test_the_evidence_command_prints_masked_rows(sources: Sources) -> None:
     args = {"datasource": "vault", "statement": "SELECT name, password FROM accounts"}
-    text = await run_evidence_command(sources, ToolLimits(), "query_mysql", args)
+    toolbox = Toolbox(sources, ToolLimits(), EvidenceCache(ttl_s=30, capacity=16))
+    text = await run_evidence_command(toolbox, "query_mysql", args)
     assert json.loads(text)["data"]["rows"] == [["svc", REDACTED]]
     assert "Zq9" not in text

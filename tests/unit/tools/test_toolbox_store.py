@@ -10,6 +10,7 @@ from tools.cli import run_evidence_command
 from tools.evidence_store import EvidenceCache, RunEvidence, ToolOutcome
 from tools.limits import ToolLimits
 from tools.sql.fixture import SqliteWorldDatasources
+from tools.toolbox import Toolbox
 
 
 def _outcome(source: EvidenceSource, size: int = 10) -> ToolOutcome:
@@ -49,8 +50,9 @@ def test_limits_map_from_a_settings_dump() -> None:
 async def test_evidence_command_prints_json(tmp_path: Path) -> None:
     (tmp_path / "shop.sql").write_text("CREATE TABLE t (a INT); INSERT INTO t VALUES (7);")
     sources = Sources(sql=SqliteWorldDatasources(tmp_path))
+    toolbox = Toolbox(sources, ToolLimits(), EvidenceCache(ttl_s=30, capacity=16))
     text = await run_evidence_command(
-        sources, ToolLimits(), "query_mysql", {"datasource": "shop", "statement": "SELECT a FROM t"}
+        toolbox, "query_mysql", {"datasource": "shop", "statement": "SELECT a FROM t"}
     )
     item = json.loads(text)
     assert item["id"] == "sql-1"
