@@ -1,7 +1,8 @@
-// Draws the orchestration graph (the server's graph/build.py, DESIGN.md "The graph") as SVG and
-// marks the path a run took: taken edges are solid and thick with a visit count, untaken ones thin and
-// dashed, visited nodes carry their visit order, the final node a double border and the word "final"
-// — no colour needed.
+// Draws the orchestration graph (the server's graph/build.py) as SVG and marks the path a run took:
+// taken edges are solid and thick with a visit count, untaken ones thin and dashed, visited nodes
+// carry their visit order, the final node a double border and the word "final" — no colour needed.
+// tests/unit/graph/test_diagram.py holds NODES, EDGES and BUDGET_EXITS to build_graph()'s nodes and
+// edges: a node or edge added to the graph without being drawn here fails it.
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 150;
@@ -23,8 +24,7 @@ const NODES = {
 // [from, to, label, waypoints]: the edges of graph/build.py. The planner joins the three executor
 // lanes and plans the next round until it has enough evidence; repair re-drafts (back to the
 // guard) or asks the planner for more evidence. Waypoints route the loops around the main line
-// without crossings. The budget exits (router/planner/diagnose/repair → fallback) are drawn only
-// when a run takes them, as extra edges.
+// without crossings.
 const EDGES = [
   ["router", "planner", ""],
   ["planner", "executors", ""],
@@ -38,6 +38,15 @@ const EDGES = [
   ["evidence_guard", "fallback", "exhausted", [[300, 368], [500, 368]]],
   ["semantic_guard", "composer", "ok"],
   ["semantic_guard", "fallback", "rejected"],
+];
+
+// The budget exits: edges of the graph too, drawn only when a run takes one, so that the diagram
+// of an ordinary run stays readable.
+const BUDGET_EXITS = [
+  ["router", "fallback"],
+  ["planner", "fallback"],
+  ["diagnose", "fallback"],
+  ["repair", "fallback"],
 ];
 
 // Labels sit on top of lines and arrowheads; a halo in the background colour keeps them legible.
@@ -158,6 +167,11 @@ export function orchestrationDiagram(trace) {
     const key = `${from}>${to}`;
     known.add(key);
     drawEdge(edges, key, edgePoints(from, to, waypoints), label, counts.get(key) ?? 0);
+  }
+  for (const [from, to] of BUDGET_EXITS) {
+    const key = `${from}>${to}`;
+    known.add(key);
+    if (counts.has(key)) drawEdge(edges, key, edgePoints(from, to), "", counts.get(key));
   }
   // A transition outside the designed graph (e.g. a node failing straight to fallback) is still drawn.
   for (const [key, count] of counts) {

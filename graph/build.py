@@ -1,4 +1,4 @@
-"""Builds the one diagnosis StateGraph; it reads like the diagram in DESIGN.md.
+"""Builds the one diagnosis StateGraph: only nodes and edges, in the order a run meets them.
 
 Compiled once at start-up without a checkpointer and shared by all runs. Nodes carry no RetryPolicy:
 retries live in one layer (the model client's `max_retries`, the toolbox's own bounds), and a node that
@@ -13,6 +13,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from graph.context import RunContext
+from graph.nodes import JOIN_LANES, NodeId
 from graph.nodes.composer import node_composer
 from graph.nodes.diagnose import node_diagnose
 from graph.nodes.evidence_guard import node_evidence_guard
@@ -24,6 +25,7 @@ from graph.nodes.repair import node_repair
 from graph.nodes.router import node_router
 from graph.nodes.semantic_guard import node_semantic_guard
 from graph.routing import (
+    AFTER_PLANNER,
     route_after_diagnose,
     route_after_evidence_guard,
     route_after_planner,
@@ -37,33 +39,34 @@ DiagnosisGraph = CompiledStateGraph[DiagnosisState, RunContext, DiagnosisState, 
 
 
 def build_graph(*, node_timeout_s: float = 60.0) -> DiagnosisGraph:
-    """router → planner → executors (3 lanes) → diagnose → evidence_guard → (repair ↺ | semantic_guard)
-    → composer | fallback; the planner also joins the lanes and plans the next round."""
+    """router → planner → executors (3 lanes) → planner as their join (↺ next round) → diagnose
+    → evidence_guard → (repair ↺ | semantic_guard) → composer | fallback."""
     g = StateGraph(DiagnosisState, context_schema=RunContext)
     add: Any = g.add_node  # one timeout for every node; all are async
-    add("router", observed("router", node_router), timeout=node_timeout_s)
-    add("planner", observed("planner", node_planner), timeout=node_timeout_s)
+    add(NodeId.ROUTER, observed(NodeId.ROUTER, node_router), timeout=node_timeout_s)
+    add(NodeId.PLANNER, observed(NodeId.PLANNER, node_planner), timeout=node_timeout_s)
     add(
-        "executors",
-        observed("executors", node_executors),
+        NodeId.EXECUTORS,
+        observed(NodeId.EXECUTORS, node_executors),
         input_schema=ExecutorInput,
         timeout=node_timeout_s,
     )
-    add("diagnose", observed("diagnose", node_diagnose), timeout=node_timeout_s)
-    add("evidence_guard", observed("evidence_guard", node_evidence_guard), timeout=node_timeout_s)
-    add("repair", observed("repair", node_repair), timeout=node_timeout_s)
-    add("semantic_guard", observed("semantic_guard", node_semantic_guard), timeout=node_timeout_s)
-    add("composer", observed("composer", node_composer), timeout=node_timeout_s)
-    add("fallback", observed("fallback", node_fallback), timeout=node_timeout_s)
+    add(NodeId.DIAGNOSE, observed(NodeId.DIAGNOSE, node_diagnose), timeout=node_timeout_s)
+    add(NodeId.EVIDENCE_GUARD, observed(NodeId.EVIDENCE_GUARD, node_evidence_guard), timeout=node_timeout_s)
+    add(NodeId.REPAIR, observed(NodeId.REPAIR, node_repair), timeout=node_timeout_s)
+    add(NodeId.SEMANTIC_GUARD, observed(NodeId.SEMANTIC_GUARD, node_semantic_guard), timeout=node_timeout_s)
+    add(NodeId.COMPOSER, observed(NodeId.COMPOSER, node_composer), timeout=node_timeout_s)
+    add(NodeId.FALLBACK, observed(NodeId.FALLBACK, node_fallback), timeout=node_timeout_s)
 
-    g.add_edge(START, "router")
-    g.add_conditional_edges("router", route_after_router)
-    g.add_conditional_edges("planner", route_after_planner, ["executors", "diagnose", "fallback"])
-    g.add_edge("executors", "planner")  # the join: planner runs once after all three lanes
-    g.add_conditional_edges("diagnose", route_after_diagnose)
-    g.add_conditional_edges("evidence_guard", route_after_evidence_guard)
-    g.add_conditional_edges("repair", route_after_repair)
-    g.add_conditional_edges("semantic_guard", route_after_semantic_guard)
-    g.add_edge("composer", END)
-    g.add_edge("fallback", END)
+    g.add_edge(START, NodeId.ROUTER)
+    g.add_conditional_edges(NodeId.ROUTER, route_after_router)
+    g.add_conditional_edges(NodeId.PLANNER, route_after_planner, AFTER_PLANNER)
+    # The join: every lane of a round returns here, and the planner runs once after the last one.
+    g.add_edge(NodeId.EXECUTORS, JOIN_LANES)
+    g.add_conditional_edges(NodeId.DIAGNOSE, route_after_diagnose)
+    g.add_conditional_edges(NodeId.EVIDENCE_GUARD, route_after_evidence_guard)
+    g.add_conditional_edges(NodeId.REPAIR, route_after_repair)
+    g.add_conditional_edges(NodeId.SEMANTIC_GUARD, route_after_semantic_guard)
+    g.add_edge(NodeId.COMPOSER, END)
+    g.add_edge(NodeId.FALLBACK, END)
     return g.compile()

@@ -6,43 +6,51 @@ from typing import Literal
 
 from langgraph.types import Send
 
+from graph.nodes import NodeId
 from graph.nodes.executors.lanes import split_by_lane
 from graph.state import DiagnosisState, ExecutorInput
 
+# Where the planner may go; declared because its fan-out returns `Send`s, which no annotation names.
+AFTER_PLANNER: list[str] = [NodeId.EXECUTORS, NodeId.DIAGNOSE, NodeId.FALLBACK]
 
-def route_after_router(state: DiagnosisState) -> Literal["planner", "fallback"]:
-    return "fallback" if state.get("budget_exhausted") else "planner"
+
+def route_after_router(state: DiagnosisState) -> Literal[NodeId.PLANNER, NodeId.FALLBACK]:
+    return NodeId.FALLBACK if state.get("budget_exhausted") else NodeId.PLANNER
 
 
-def route_after_planner(state: DiagnosisState) -> list[Send] | Literal["diagnose", "fallback"]:
+def route_after_planner(state: DiagnosisState) -> list[Send] | Literal[NodeId.DIAGNOSE, NodeId.FALLBACK]:
     """Fan the plan out to the three executor lanes; nothing to gather goes straight to diagnose."""
     if state.get("budget_exhausted"):
-        return "fallback"
+        return NodeId.FALLBACK
     lanes = split_by_lane(state.get("plan", []))
     if not lanes:
-        return "diagnose"
-    return [Send("executors", ExecutorInput(lane=lane, calls=calls)) for lane, calls in lanes.items()]
+        return NodeId.DIAGNOSE
+    return [Send(NodeId.EXECUTORS, ExecutorInput(lane=lane, calls=calls)) for lane, calls in lanes.items()]
 
 
-def route_after_diagnose(state: DiagnosisState) -> Literal["evidence_guard", "fallback"]:
-    return "fallback" if state.get("budget_exhausted") or not state.get("draft") else "evidence_guard"
+def route_after_diagnose(state: DiagnosisState) -> Literal[NodeId.EVIDENCE_GUARD, NodeId.FALLBACK]:
+    if state.get("budget_exhausted") or not state.get("draft"):
+        return NodeId.FALLBACK
+    return NodeId.EVIDENCE_GUARD
 
 
 def route_after_evidence_guard(
     state: DiagnosisState,
-) -> Literal["semantic_guard", "repair", "fallback"]:
+) -> Literal[NodeId.SEMANTIC_GUARD, NodeId.REPAIR, NodeId.FALLBACK]:
     if not state.get("violations"):
-        return "semantic_guard"
+        return NodeId.SEMANTIC_GUARD
     if state.get("repair_count", 0) < state.get("max_repairs", 0):
-        return "repair"
-    return "fallback"
+        return NodeId.REPAIR
+    return NodeId.FALLBACK
 
 
-def route_after_repair(state: DiagnosisState) -> Literal["planner", "evidence_guard", "fallback"]:
+def route_after_repair(
+    state: DiagnosisState,
+) -> Literal[NodeId.PLANNER, NodeId.EVIDENCE_GUARD, NodeId.FALLBACK]:
     if state.get("budget_exhausted"):
-        return "fallback"
-    return "planner" if state.get("repair_calls") else "evidence_guard"
+        return NodeId.FALLBACK
+    return NodeId.PLANNER if state.get("repair_calls") else NodeId.EVIDENCE_GUARD
 
 
-def route_after_semantic_guard(state: DiagnosisState) -> Literal["composer", "fallback"]:
-    return "fallback" if state.get("fallback_reason") else "composer"
+def route_after_semantic_guard(state: DiagnosisState) -> Literal[NodeId.COMPOSER, NodeId.FALLBACK]:
+    return NodeId.FALLBACK if state.get("fallback_reason") else NodeId.COMPOSER

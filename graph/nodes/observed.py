@@ -9,13 +9,15 @@ from typing import Any, TypeVar
 from langgraph.runtime import Runtime
 
 from graph.context import RunContext
+from graph.nodes import NodeId
 
 S = TypeVar("S", bound=Mapping[str, Any])
 NodeEntry = Callable[[S, Runtime[RunContext]], Awaitable[dict[str, Any]]]
 
 
-def observed(node: str, entry: NodeEntry[S]) -> NodeEntry[S]:
-    """The same entry, reporting to the run's recorder around every call."""
+def observed(node_id: NodeId, entry: NodeEntry[S]) -> NodeEntry[S]:
+    """The same entry, reporting to the run's recorder around every call; the trace step is the node id."""
+    node = node_id.value
 
     async def run(state: S, runtime: Runtime[RunContext]) -> dict[str, Any]:
         ctx = runtime.context

@@ -9,14 +9,12 @@ import httpx
 import pytest
 from playwright.async_api import Locator, Page, expect
 
+from graph.nodes import NodeId
 from tests.browser.chat_page import ask, open_chat
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
-DIAGRAM_NODES = [
-    "router", "planner", "executors", "diagnose", "evidence_guard",
-    "repair", "semantic_guard", "composer", "fallback",
-]  # fmt: skip
+DIAGRAM_NODES = [node.value for node in NodeId]  # every node box diagram.js draws
 RUN_TIMEOUT_MS = 30_000  # a demo diagnosis takes a few seconds; a loaded CI machine may be slower
 
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Page, expect
 
+from graph.nodes import NodeId
 from tests.browser.chat_page import ask, open_chat
 from tests.support.fake_api import FakeApi
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
-ALL_NODES = [
-    "router", "planner", "executors", "diagnose", "evidence_guard",
-    "repair", "semantic_guard", "composer", "fallback",
-]  # fmt: skip
+ALL_NODES = [node.value for node in NodeId]  # every node box diagram.js draws
 
 
 async def test_answer_links_to_trace_with_diagram_of_path(page: Page, fake: FakeApi, base_url: str) -> None:
