@@ -31,9 +31,9 @@ pytest: $(BIN)/.synced
 
 test: lint typecheck pytest
 
-# Benchmarks (issue 8): prints a Markdown table, writes bench-results/latest.json.
+# Benchmarks (bench/, see bench/README.md): prints a Markdown table, writes bench-results/latest.json.
 bench: $(BIN)/.synced
-	$(BIN)/python -m tests.bench
+	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) var .mypy_cache .pytest_cache .ruff_cache

@@ -2,7 +2,7 @@
 
 Every run must end in a terminal state, the step and tool counts on each run must equal its rows in the
 trace API (and the tables), and no admission permit, run task or open-stream gauge may leak. The
-full figure (500 runs at concurrency 32) is a benchmark in tests/bench.
+full figure (500 runs at concurrency 32) is a benchmark in bench/.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ async def test_sixty_runs_with_random_disconnects_end_terminal_and_leak_nothing(
     seen = await load.run_all(url, plans, CONCURRENCY)
     await load.settled(app)
     services = services_of(app)
-    assert services.admission.in_use == 0 and not services.chat.registry.active
+    assert services.admission.in_use == 0 and not services.chat.lifecycle.active
     assert services.metrics.registry.get_sample_value("superbiz_active_streams") == 0
 
     steps = tools = 0

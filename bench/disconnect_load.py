@@ -11,9 +11,9 @@ import time
 
 import httpx
 
-from tests.bench.figures import ItemResult, Target
-from tests.bench.plan import BenchContext
-from tests.bench.serving import bench_settings, database, served, services
+from bench.figures import ItemResult, Target
+from bench.plan import BenchContext
+from bench.serving import bench_settings, database, served, services
 from tests.support import load, storm
 
 SEED = 9_021
@@ -32,7 +32,7 @@ async def run(ctx: BenchContext) -> ItemResult:
             seen = await load.run_all(base, plans, concurrency)
             wall = time.monotonic() - started
             await load.settled(app, within_s=60)
-            in_use = services(app).admission.in_use + len(services(app).chat.registry.active)
+            in_use = services(app).admission.in_use + len(services(app).chat.lifecycle.active)
             not_terminal = mismatched = 0
             async with httpx.AsyncClient(base_url=base, timeout=60) as http:
                 for plan, got in zip(plans, seen, strict=True):

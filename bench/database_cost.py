@@ -6,10 +6,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from tests.bench.figures import ItemResult, Target
-from tests.bench.load import chat_run, client
-from tests.bench.plan import BenchContext
-from tests.bench.serving import Endpoints, bench_settings, database, served, services
+from bench.figures import ItemResult, Target
+from bench.load import chat_run, client
+from bench.plan import BenchContext
+from bench.serving import Endpoints, bench_settings, database, served, services
 
 TARGET = Target("<=", 6)
 

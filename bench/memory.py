@@ -15,11 +15,11 @@ from pathlib import Path
 
 import httpx
 
-from tests.bench.cancellation import until
-from tests.bench.figures import ItemResult, Target
-from tests.bench.load import DEMO_QUESTION, chat_run, client, closed_loop, read_until_status
-from tests.bench.plan import BenchContext
-from tests.bench.serving import bench_settings, database, process_rss, serve_process, served
+from bench.cancellation import until
+from bench.figures import ItemResult, Target
+from bench.load import DEMO_QUESTION, chat_run, client, closed_loop, read_until_status
+from bench.plan import BenchContext
+from bench.serving import bench_settings, database, process_rss, serve_process, served
 from tests.support.scripted_llm import Sleep, scripted_llm
 
 STREAM_TARGET_KB = Target("<", 150)

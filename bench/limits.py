@@ -24,13 +24,13 @@ from typing_extensions import TypedDict
 
 from api.backends import world_sources
 from api.composition import tool_limits
-from api.engine import build_engine
+from api.diagnoser import build_diagnoser
 from api.settings import Settings
+from bench.load import DEMO_QUESTION, RunTiming, chat_run, client, closed_loop
 from graph.recorder import SilentObserver
 from graph.runner import RunRequest
 from persistence import tables
 from persistence.db import make_engine
-from tests.bench.load import DEMO_QUESTION, RunTiming, chat_run, client, closed_loop
 from tests.support.live_server import live_server
 from tools.demo_world import DEMO_WORLD_DIR
 from tools.evidence_store import EvidenceCache
@@ -176,11 +176,11 @@ async def graph_in_process(settings: Settings, *, concurrency: int, total: int) 
     """Seconds per run of the real graph on the demo world, no HTTP, no database, silent observer."""
     world = load_world(settings.world_dir or DEMO_WORLD_DIR)
     cache = EvidenceCache(ttl_s=settings.backends.cache_ttl_s, capacity=settings.backends.cache_capacity)
-    engine = build_engine(settings, Toolbox(world_sources(world), tool_limits(settings), cache))
+    diagnoser = build_diagnoser(settings, Toolbox(world_sources(world), tool_limits(settings), cache))
 
     async def one(index: int) -> RunTiming:
         request = RunRequest(run_id=f"inproc-{index}", session_id="inproc", query=DEMO_QUESTION)
-        await engine.start(request, observer=SilentObserver()).result()
+        await diagnoser.start(request, observer=SilentObserver()).result()
         return RunTiming(events=["done"], status_code=200)
 
     await one(-1)  # warm the caches, as the served app is warm

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from tests.bench.figures import ItemResult
+from bench.figures import ItemResult
 
 
 def markdown(results: Sequence[ItemResult], *, command: str) -> str:

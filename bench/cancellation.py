@@ -7,11 +7,11 @@ import time
 
 import httpx
 
-from api.run_registry import RunRegistry
-from tests.bench.figures import ItemResult, Target, percentile
-from tests.bench.load import DEMO_QUESTION, client, read_until_status
-from tests.bench.plan import BenchContext
-from tests.bench.serving import bench_settings, database, served, services
+from api.run_lifecycle import RunLifecycle
+from bench.figures import ItemResult, Target, percentile
+from bench.load import DEMO_QUESTION, client, read_until_status
+from bench.plan import BenchContext
+from bench.serving import bench_settings, database, served, services
 from tests.support.scripted_llm import ScriptedLLM, Sleep, scripted_llm
 
 TARGET_P99_MS = Target("<", 50)
@@ -49,12 +49,12 @@ async def run(ctx: BenchContext) -> ItemResult:
             async with served(settings) as (app, base), client() as http:
                 chat = services(app).chat
                 for _ in range(ctx.sizes.disconnects):
-                    delay = await _disconnect_once(http, base, llm, chat.registry)
+                    delay = await _disconnect_once(http, base, llm, chat.lifecycle)
                     if delay is not None:
                         delays.append(delay)
-                await until(lambda: not chat.registry.active, 10.0)
+                await until(lambda: not chat.lifecycle.active, 10.0)
                 await asyncio.sleep(0.1)
-                survivors = len(chat.registry.active) + sum(
+                survivors = len(chat.lifecycle.active) + sum(
                     1 for t in asyncio.all_tasks() if t.get_name().startswith("run-") and not t.done()
                 )
                 await until(lambda: llm.disconnects >= len(delays), 5.0)
@@ -67,7 +67,7 @@ async def run(ctx: BenchContext) -> ItemResult:
 
 
 async def _disconnect_once(
-    http: httpx.AsyncClient, base: str, llm: ScriptedLLM, registry: RunRegistry
+    http: httpx.AsyncClient, base: str, llm: ScriptedLLM, registry: RunLifecycle
 ) -> float | None:
     """Open a run, wait until its model call is in flight, drop the connection, time the task's end."""
     await until(lambda: llm.in_flight == 0 and not registry.active)  # the previous run is fully gone

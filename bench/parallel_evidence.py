@@ -6,12 +6,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from bench.delayed_sources import CallLog, delay_sources
+from bench.figures import ItemResult, Target
+from bench.load import chat_run, client
+from bench.plan import BenchContext
+from bench.serving import bench_settings, database, served, services
 from persistence import tables
-from tests.bench.delayed_sources import CallLog, delay_sources
-from tests.bench.figures import ItemResult, Target
-from tests.bench.load import chat_run, client
-from tests.bench.plan import BenchContext
-from tests.bench.serving import bench_settings, database, served, services
 
 DELAY_S = 0.2
 TARGET = Target("<=", 1.15)

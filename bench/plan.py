@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tests.bench.serving import Endpoints
+from bench.serving import Endpoints
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,7 @@ FULL = Sizes(
     disconnects=200,
     open_streams=200,
     growth_runs=2_000,
-    growth_budget_s=300.0,  # 2,000 runs took 150-180 s on this VM; the cap is for a much slower one
+    growth_budget_s=300.0,  # a cap for a machine much slower than the bench VM (README.md)
     db_cost_runs=5,
     scale_out_runs=320,
     scale_out_concurrency=16,

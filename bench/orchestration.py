@@ -1,4 +1,5 @@
-"""Item 1: full chat runs against their limit (bare SSE + no-op graph + one batched transaction)."""
+"""Item 1: full chat runs against their limit (bare SSE + no-op graph + one batched transaction) plus
+the graph's own work in process (real nodes, no HTTP or database): what is left is orchestration."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import statistics
 from typing import Any
 
 from api.settings import Settings
-from tests.bench.figures import ItemResult, Target
-from tests.bench.limits import (
+from bench.figures import ItemResult, Target
+from bench.limits import (
     RunRows,
     bare_sse,
     batched_writes,
@@ -15,11 +16,13 @@ from tests.bench.limits import (
     noop_langgraph,
     sample_rows,
 )
-from tests.bench.load import chat_run, client, closed_loop
-from tests.bench.plan import BenchContext
-from tests.bench.serving import bench_settings, database, served
+from bench.load import chat_run, client, closed_loop
+from bench.plan import BenchContext
+from bench.serving import bench_settings, database, served
 
-RATIO_TARGET = Target("<=", 1.5)
+# Judged against the bare limit plus the in-process graph: the graph's nodes are work a run must do,
+# not overhead of running it.
+RATIO_TARGET = Target("<=", 1.25)
 TARGET_CONCURRENCY = 16
 
 
@@ -58,9 +61,10 @@ async def _one_database(ctx: BenchContext, kind: str, result: ItemResult) -> dic
                     result.add(f"{label} limit: {name}", seconds * 1000, "ms/run")
                 result.add(f"{label} full run", full_s * 1000, "ms/run")
                 target = RATIO_TARGET if concurrency == TARGET_CONCURRENCY else None
-                result.add(f"{label} full / sum(limits)", full_s / limit_s, "x", target)
+                result.add(f"{label} full / sum(limits)", full_s / limit_s, "x")
                 result.add(f"{label} graph in-process, real nodes, no HTTP/DB", domain * 1000, "ms/run")
-                result.add(f"{label} full / (limits + in-process graph)", full_s / (limit_s + domain), "x")
+                ratio = full_s / (limit_s + domain)
+                result.add(f"{label} full / (limits + in-process graph)", ratio, "x", target)
                 details[label] = {
                     "load": median_load.summary(),
                     "median_ms": {k: round(v * 1000, 3) for k, v in parts.items()},

@@ -15,7 +15,12 @@ from pydantic import BaseModel
 
 from api.backends import world_sources
 from api.composition import tool_limits
-from api.engine import build_engine
+from api.diagnoser import build_diagnoser
+from bench.cancellation import model_settings
+from bench.figures import ItemResult, Target, mean
+from bench.load import DEMO_QUESTION, chat_run, client
+from bench.plan import BenchContext
+from bench.serving import bench_settings, database, served, services
 from graph.analysts.base import (
     DiagnoseRequest,
     Draft,
@@ -33,11 +38,6 @@ from graph.analysts.rules.route import confident_route
 from graph.recorder import SilentObserver
 from graph.runner import RunParts, RunRequest
 from persistence import tables
-from tests.bench.cancellation import model_settings
-from tests.bench.figures import ItemResult, Target, mean
-from tests.bench.load import DEMO_QUESTION, chat_run, client
-from tests.bench.plan import BenchContext
-from tests.bench.serving import bench_settings, database, served, services
 from tests.support.scripted_llm import ScriptedLLM, ToolCall, scripted_llm
 from tools.demo_world import DEMO_WORLD_DIR
 from tools.digest import build_digest
@@ -84,18 +84,18 @@ async def rule_answers(database_url: str) -> list[tuple[str, BaseModel]]:
     settings = bench_settings(database_url)
     cache = EvidenceCache(ttl_s=1.0, capacity=64)
     toolbox = Toolbox(world_sources(load_world(DEMO_WORLD_DIR)), tool_limits(settings), cache)
-    engine = build_engine(settings, toolbox, use_model=False)
+    diagnoser = build_diagnoser(settings, toolbox, use_model=False)
     recording = RecordingAnalyst()
     parts = RunParts(
         analyst=recording,
-        rules=engine.rules,
+        rules=diagnoser.rules,
         toolbox=toolbox,
-        evidence=RunEvidence(budget_bytes=engine.evidence_budget_bytes),
+        evidence=RunEvidence(budget_bytes=diagnoser.evidence_budget_bytes),
         digest=build_digest,
-        budgets=engine.budgets,
+        budgets=diagnoser.budgets,
     )
     request = RunRequest(run_id="economy-capture", session_id="economy", query=DEMO_QUESTION)
-    await engine.runner.start(request, parts, SilentObserver()).result()
+    await diagnoser.runner.start(request, parts, SilentObserver()).result()
     return recording.answers
 
 

@@ -7,9 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.bench.database_cost import measure
-from tests.bench.machine import two_cores_speedup
-from tests.bench.serving import Endpoints
+from bench.database_cost import measure
+from bench.machine import two_cores_speedup
+from bench.serving import Endpoints
 
 
 async def test_database_cost_counts_statements_and_transactions_of_real_runs() -> None:
@@ -23,7 +23,7 @@ def test_the_bench_command_runs_an_item_in_a_process_of_its_own_and_writes_the_t
 ) -> None:
     out = tmp_path / "bench.json"
     finished = subprocess.run(
-        [sys.executable, "-m", "tests.bench", "--quick", "--only", "database_cost", "--out", str(out)],
+        [sys.executable, "-m", "bench", "--quick", "--only", "database_cost", "--out", str(out)],
         capture_output=True,
         text=True,
         timeout=300,

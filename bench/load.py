@@ -12,7 +12,7 @@ from typing import Any
 
 import httpx
 
-from tests.bench.figures import ItemResult, Target, percentile
+from bench.figures import ItemResult, Target, percentile
 
 DEMO_QUESTION = "Why is checkout slow and failing for customers right now?"
 

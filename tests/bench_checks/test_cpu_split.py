@@ -7,8 +7,8 @@ import os
 import time
 from pathlib import Path
 
-from tests.bench.cpu_split import CpuSnapshot, _process_cpu, cpu_per_run, snapshot
-from tests.bench.machine import cpu_bound_neighbour
+from bench.cpu_split import CpuSnapshot, _process_cpu, cpu_per_run, snapshot
+from bench.machine import cpu_bound_neighbour
 
 
 async def test_a_busy_process_counted_as_a_worker_shows_its_cpu_per_run_and_is_gone_after() -> None:

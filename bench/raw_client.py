@@ -13,7 +13,7 @@ import json
 import time
 from urllib.parse import urlsplit
 
-from tests.bench.load import DEMO_QUESTION, RunTiming
+from bench.load import DEMO_QUESTION, RunTiming
 
 _END_OF_CHUNKS = b"\r\n0\r\n\r\n"
 _READ_BYTES = 65_536

@@ -18,6 +18,7 @@ from tools.base import (
     Alert,
     AlertsSource,
     LogLine,
+    LogQuery,
     LogsSource,
     MetricsSource,
     Series,
@@ -115,11 +116,9 @@ class DelayedLogs:
             "logs", key, lambda: self._inner.label_values(label=label, window=window, limit=limit)
         )
 
-    async def query_range(self, *, logql: str, window: TimeWindow, limit: int) -> list[LogLine]:
-        key = ("query_range", logql, window, limit)
-        return await self._log.answer(
-            "logs", key, lambda: self._inner.query_range(logql=logql, window=window, limit=limit)
-        )
+    async def query_range(self, query: LogQuery) -> list[LogLine]:
+        key = ("query_range", query)
+        return await self._log.answer("logs", key, lambda: self._inner.query_range(query))
 
 
 def delay_sources(sources: Any, log: CallLog) -> None:

@@ -1,4 +1,4 @@
-"""`python -m tests.bench [--quick] [--only NAME ...] [--out FILE]`: run, print the table, write JSON.
+"""`python -m bench [--quick] [--only NAME ...] [--out FILE]`: run, print the table, write JSON.
 
 Each item runs in a Python process of its own, as a deployed service starts fresh: in one shared
 process, what an item left behind (its heap, warm caches, idle executor threads) skewed the next
@@ -22,7 +22,7 @@ from pathlib import Path
 
 import uvloop
 
-from tests.bench import (
+from bench import (
     cancellation,
     database_cost,
     disconnect_load,
@@ -32,10 +32,10 @@ from tests.bench import (
     parallel_evidence,
     scale_out,
 )
-from tests.bench.figures import ItemResult
-from tests.bench.plan import FULL, QUICK, BenchContext
-from tests.bench.report import markdown, write_json
-from tests.bench.serving import BENCH_CHAT, BENCH_DATABASE, Endpoints
+from bench.figures import ItemResult
+from bench.plan import FULL, QUICK, BenchContext
+from bench.report import markdown, write_json
+from bench.serving import BENCH_CHAT, BENCH_DATABASE, Endpoints
 
 Item = Callable[[BenchContext], Awaitable[ItemResult]]
 ITEMS: dict[str, Item] = {
@@ -53,7 +53,7 @@ DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
 
 
 def _arguments() -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m tests.bench", description=__doc__)
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="small sizes: a smoke run under 2 minutes")
     parser.add_argument(
         "--only", action="append", choices=sorted(ITEMS), help="run only this item (repeatable)"
@@ -83,7 +83,7 @@ def _in_own_process(name: str, *, quick: bool, log: Path) -> ItemResult:
     with tempfile.TemporaryDirectory(prefix="superbiz-bench-item-") as folder:
         result_file = Path(folder) / "result.pickle"
         item_log = log.with_name(f"{log.stem}-{name}{log.suffix}")
-        command = [sys.executable, "-m", "tests.bench", "--only", name, "--result-file", str(result_file)]
+        command = [sys.executable, "-m", "bench", "--only", name, "--result-file", str(result_file)]
         command += ["--log", str(item_log), *(["--quick"] if quick else [])]
         finished = subprocess.run(command, check=False)
         if finished.returncode != 0 or not result_file.exists():
@@ -121,7 +121,7 @@ def main() -> int:
         return 0
     started = time.monotonic()
     results = run_items(names, quick=args.quick, log=args.log)
-    command = "make bench" if not args.quick else "python -m tests.bench --quick"
+    command = "make bench" if not args.quick else "python -m bench --quick"
     print(markdown(results, command=command))
     settings = {"chat": BENCH_CHAT, "database": BENCH_DATABASE, "sizes": ctx.sizes.__repr__()}
     write_json(args.out, results, quick=args.quick, settings=settings)
