@@ -34,18 +34,18 @@ _collector_tuned = False
 # Young collections every 50,000 net allocations instead of 700 (the older generations keep their
 # default ratios of 10). A run allocates in bursts (twenty tool results landing in the same instant,
 # each thinned, bounded and redacted on the event loop); at the default the collector ran dozens of
-# times inside one burst and its older-generation passes were the 5-10 ms outliers of the
-# parallel-evidence rounds. Reference counting still frees everything that is not a cycle at once;
-# cycles are found ~70x less often, which the bench's RSS-growth figure (2,000 runs) watches.
+# times inside one burst and its older-generation passes were the outliers of the parallel-evidence
+# rounds. Reference counting still frees everything that is not a cycle at once; cycles are found
+# less often, which the bench's RSS-growth figure watches (figures: bench/README.md).
 _COLLECTOR_THRESHOLDS = (50_000, 10, 10)
 
 
 def _tune_collector() -> None:
-    """Freeze what imports and start-up built (~300k objects) out of the collector's sight, and
-    collect the young generation less often; once per process.
+    """Freeze what imports and start-up built out of the collector's sight, and collect the young
+    generation less often; once per process.
 
     The start-up objects live as long as the process; without the freeze every full collection
-    walks them all, which measured as 30-220 ms pauses of the event loop under load.
+    walks them all, which paused the event loop under load (figures: bench/README.md).
     """
     global _collector_tuned
     if not _collector_tuned:

@@ -1,7 +1,8 @@
 """Bounding tool output: JSON-safe values, a byte cap on data, a character cap on summaries.
 
 Every result of every run passes through here on the event loop, so the JSON work uses orjson
-(measured 5-10x faster than the standard library on 64 KB results); sizes are its compact UTF-8.
+(several times faster than the standard library on large results, see bench/README.md); sizes are its
+compact UTF-8.
 """
 
 from __future__ import annotations
