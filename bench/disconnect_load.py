@@ -1,7 +1,7 @@
-"""Item 8 (issue 9's load figure): chat runs at concurrency 32, a third dropped by their client.
+"""Item 8, the load figure: chat runs at concurrency 32, a third dropped by their client.
 
 Every run must end terminal, each run's step and tool counts must equal its rows, and no permit or
-run task may be left over. Then issue 18's storm on each database: 300 chats at concurrency 15, just
+run task may be left over. Then the disconnect storm on each database: 300 chats at concurrency 15, just
 below the default 16 workers, half dropped; a dropped run must not cost the next client a 503.
 """
 

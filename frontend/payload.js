@@ -1,4 +1,4 @@
-// The shapes of the typed payloads the server releases (DESIGN.md "Chat SSE protocol"). Pure
+// The shapes of the typed payloads the server releases (README "The chat stream"). Pure
 // predicates: a payload that fails them is never rendered.
 
 export const isText = (value) => typeof value === "string";

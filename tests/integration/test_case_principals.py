@@ -1,4 +1,4 @@
-"""Principals never meet through the case library (issue 18 item 7), end to end with two tokens.
+"""Principals never meet through the case library, end to end with two tokens.
 
 Alice asks a question holding a unique marker, finds the answer useful (a case of hers), and asks a
 similar question: her case comes back as a clue. Bob then asks that same similar question, and runs

@@ -1,4 +1,4 @@
-"""The records of a world directory (DESIGN.md "The world format"), validated with pydantic.
+"""The records of a world directory (this module and `loader.py` define the world format), validated.
 
 Timestamps must carry a timezone and are normalised to UTC; series samples are sorted by time.
 """
