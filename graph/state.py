@@ -53,4 +53,3 @@ class DiagnosisState(TypedDict, total=False):
     content: dict[str, Any]
     outcome: str
     termination_reason: str
-    lane_errors: Annotated[list[str], operator.add]
