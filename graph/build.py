@@ -19,7 +19,7 @@ from graph.nodes.diagnose import node_diagnose
 from graph.nodes.evidence_guard import node_evidence_guard
 from graph.nodes.executors import node_executors
 from graph.nodes.fallback import node_fallback
-from graph.nodes.observed import observed
+from graph.nodes.observed import NodeEntry, observed
 from graph.nodes.planner import node_planner
 from graph.nodes.repair import node_repair
 from graph.nodes.router import node_router
@@ -42,21 +42,21 @@ def build_graph(*, node_timeout_s: float = 60.0) -> DiagnosisGraph:
     """router → planner → executors (3 lanes) → planner as their join (↺ next round) → diagnose
     → evidence_guard → (repair ↺ | semantic_guard) → composer | fallback."""
     g = StateGraph(DiagnosisState, context_schema=RunContext)
-    add: Any = g.add_node  # one timeout for every node; all are async
-    add(NodeId.ROUTER, observed(NodeId.ROUTER, node_router), timeout=node_timeout_s)
-    add(NodeId.PLANNER, observed(NodeId.PLANNER, node_planner), timeout=node_timeout_s)
-    add(
-        NodeId.EXECUTORS,
-        observed(NodeId.EXECUTORS, node_executors),
-        input_schema=ExecutorInput,
-        timeout=node_timeout_s,
-    )
-    add(NodeId.DIAGNOSE, observed(NodeId.DIAGNOSE, node_diagnose), timeout=node_timeout_s)
-    add(NodeId.EVIDENCE_GUARD, observed(NodeId.EVIDENCE_GUARD, node_evidence_guard), timeout=node_timeout_s)
-    add(NodeId.REPAIR, observed(NodeId.REPAIR, node_repair), timeout=node_timeout_s)
-    add(NodeId.SEMANTIC_GUARD, observed(NodeId.SEMANTIC_GUARD, node_semantic_guard), timeout=node_timeout_s)
-    add(NodeId.COMPOSER, observed(NodeId.COMPOSER, node_composer), timeout=node_timeout_s)
-    add(NodeId.FALLBACK, observed(NodeId.FALLBACK, node_fallback), timeout=node_timeout_s)
+    add_node: Any = g.add_node  # its overloads do not type a wrapped async entry
+
+    def add(node: NodeId, entry: NodeEntry[Any], **options: Any) -> None:
+        """One timeout for every node; each reports to the run's recorder under its id."""
+        add_node(node, observed(node, entry), timeout=node_timeout_s, **options)
+
+    add(NodeId.ROUTER, node_router)
+    add(NodeId.PLANNER, node_planner)
+    add(NodeId.EXECUTORS, node_executors, input_schema=ExecutorInput)
+    add(NodeId.DIAGNOSE, node_diagnose)
+    add(NodeId.EVIDENCE_GUARD, node_evidence_guard)
+    add(NodeId.REPAIR, node_repair)
+    add(NodeId.SEMANTIC_GUARD, node_semantic_guard)
+    add(NodeId.COMPOSER, node_composer)
+    add(NodeId.FALLBACK, node_fallback)
 
     g.add_edge(START, NodeId.ROUTER)
     g.add_conditional_edges(NodeId.ROUTER, route_after_router)
