@@ -7,7 +7,7 @@ into one bounded `Evidence` item. Nothing here knows any world's service, metric
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
@@ -253,4 +253,3 @@ class Sources:
     sql: SqlSource | None = None
     knowledge: KnowledgeSource | None = None
     cases: CaseSource | None = None
-    extra: dict[str, Any] = field(default_factory=dict)

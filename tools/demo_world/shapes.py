@@ -1,4 +1,4 @@
-"""Signal shapes for synthetic worlds: a minute grid, a daily curve with noise, steps and ramps.
+"""Signal shapes for synthetic worlds: a minute grid, a daily curve with noise, and steps that ramp in.
 
 Seeded and deterministic; used by the demo world generator and by test-world generators.
 """
@@ -67,11 +67,6 @@ def step(
         value *= 1 + rng.normal(0.0, noise)
         out[i] = min(value, ceiling) if ceiling is not None else value
     return out
-
-
-def ramp(grid: Grid, values: Sequence[float], *, start: int, per_minute: float) -> list[float]:
-    """From `start` on, add `per_minute` for every minute elapsed (a leak or a backlog growing)."""
-    return [v + per_minute * max(0, ts - start) / 60 for ts, v in zip(grid, values, strict=True)]
 
 
 def samples(grid: Grid, values: Sequence[float], *, digits: int = 4) -> list[list[float]]:

@@ -11,7 +11,6 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from langchain_core.tools import StructuredTool
 from pydantic import BaseModel, ValidationError
 
 from tools.base import (
@@ -26,9 +25,8 @@ from tools.evidence_store import EvidenceCache, RunEvidence, ToolOutcome
 from tools.limits import ToolLimits
 from tools.redaction import redact, redact_data
 from tools.toolbox.bounds import clip_text, masked_and_bounded
-from tools.toolbox.catalog import TOOLS, TOOLS_BY_NAME
+from tools.toolbox.catalog import KEY_SOURCES, SOURCES, TOOLS, TOOLS_BY_NAME
 from tools.toolbox.spec import Answer, ToolContext, ToolSpec
-from tools.toolbox.structured import langchain_tools
 
 logger = logging.getLogger(__name__)
 
@@ -37,7 +35,8 @@ _TIMED_OUT = "The source did not answer within {seconds:g} s."
 _NOT_CONFIGURED = "The {source} source is not configured."
 # An unknown tool has no source of its own; it is filed under knowledge so the run still shows it.
 _UNKNOWN_TOOL_SOURCE = EvidenceSource.KNOWLEDGE
-_CLOCK_SOURCES = ("metrics", "alerts", "logs")
+# The live telemetry tells the run's clock: a world's frozen time, or the backend's.
+_CLOCK_SOURCES = tuple(source.value for source in KEY_SOURCES)
 # Sources whose answers belong to one principal: past cases never cross principals.
 _PER_PRINCIPAL = frozenset({EvidenceSource.CASES})
 
@@ -57,10 +56,6 @@ class Toolbox:
 
     def specs(self) -> tuple[ToolSpec, ...]:
         return TOOLS
-
-    def langchain_tools(self, run: RunEvidence) -> list[StructuredTool]:
-        """The same tools as LangChain structured tools filing their evidence in `run`."""
-        return langchain_tools(self, run)
 
     def datasources(self) -> list[str]:
         """Names of the SQL datasources (empty when SQL is not configured)."""
@@ -84,19 +79,16 @@ class Toolbox:
 
     async def health(self) -> dict[str, SourceHealth]:
         """Health of every source by name; a missing source reports not configured."""
-        names = ("alerts", "metrics", "logs", "sql", "knowledge")
+        names = [source.value for source in SOURCES]
         checks = await asyncio.gather(*(self._health_of(name) for name in names))
-        report = dict(zip(names, checks, strict=True))
-        report["cases"] = SourceHealth(
-            ok=self.sources.cases is not None,
-            reason="" if self.sources.cases is not None else "not configured",
-        )
-        return report
+        return dict(zip(names, checks, strict=True))
 
     async def _health_of(self, name: str) -> SourceHealth:
         source = getattr(self.sources, name)
         if source is None:
             return SourceHealth(ok=False, reason="not configured")
+        if not hasattr(source, "health"):
+            return SourceHealth(ok=True)  # a port with no probe of its own (the case library)
         try:
             async with asyncio.timeout(self.limits.tool_timeout_s):
                 health: SourceHealth = await source.health()

@@ -1,4 +1,4 @@
-"""What a tool is (name, source, argument model, handler), and what a handler gets and returns."""
+"""What a tool is (name, source, arguments, handler, lane, role) and what a handler gets and returns."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import math
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel
@@ -59,17 +59,47 @@ class ToolContext:
 _S = TypeVar("_S")
 
 Handler = Callable[[ToolContext, Any], Awaitable[Answer]]
+# The executor lane a tool runs in: live signals (alerts, metrics), logs, or knowledge (records).
+Lane = Literal["signals", "logs", "knowledge"]
+# "discovery" tools only list names (series, streams, tables, runbooks) for planning the next round;
+# "query" tools answer with evidence to cite.
+Role = Literal["discovery", "query"]
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The names one successful call found, read from its bounded data: `metrics` holds
+    (metric, labels) pairs in answer order, `services` every service named (log streams apart)."""
+
+    metrics: tuple[tuple[str, Mapping[str, str]], ...] = ()
+    log_services: tuple[str, ...] = ()
+    tables: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    runbooks: tuple[str, ...] = ()
+    services: tuple[str, ...] = ()
+
+
+Finder = Callable[[Mapping[str, Any]], Found]
 
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """One tool of the boundary; `source` names both the evidence source and the `Sources` field."""
+    """One tool of the boundary, declared once beside its source; everything that sorts tools
+    (lanes, discovery, key sources, clock and health lists, planners' tool lists) reads it.
+
+    `source` names both the evidence source and the `Sources` field. `finds` reads the names a
+    successful answer holds (None: it names nothing for planning). A failing `key_source` tool
+    caps the diagnosis' confidence; key sources are the live telemetry, whose clock is the run's.
+    """
 
     name: str
     source: EvidenceSource
     args: type[BaseModel]
     description: str
     handler: Handler
+    lane: Lane
+    role: Role = "query"
+    finds: Finder | None = None
+    key_source: bool = False
 
 
 def rejected(message: str) -> SourceError:
@@ -86,6 +116,11 @@ def iso(moment: datetime | None) -> str | None:
         # event loop, and every source normalises its times to UTC.
         return orjson.dumps(moment, option=orjson.OPT_UTC_Z)[1:-1].decode()
     return moment.isoformat().replace("+00:00", "Z")
+
+
+def window_query(window: TimeWindow) -> Mapping[str, Any]:
+    """The window as recorded in a result's query: RFC 3339 start and end."""
+    return {"start": iso(window.start), "end": iso(window.end)}
 
 
 def duration(seconds: int) -> str:

@@ -14,6 +14,7 @@ from typing import Any
 from graph.analysts.base import Discovery, EvidenceRef, Turn
 from tools.digest.labels import service_of
 from tools.facts import Digest
+from tools.toolbox.catalog import DISCOVERY_TOOLS
 
 MAX_FACTS_PER_KIND = 10
 MAX_EVIDENCE_REFS = 60
@@ -22,8 +23,6 @@ MAX_TEXT_CHARS = 160
 MAX_SUMMARY_CHARS = 100
 MAX_METRICS = 40
 MAX_NAMES = 40
-# Discovery items only list names; the planner's view already holds those names.
-_DISCOVERY_TOOLS = frozenset({"list_metrics", "list_log_streams", "list_tables", "list_runbooks"})
 
 
 def compact(payload: dict[str, Any]) -> str:
@@ -58,7 +57,7 @@ def evidence_view(
         {"id": r.id, "tool": r.tool, "status": r.status}
         | ({} if r.id in described else {"summary": _clip(r.summary, MAX_SUMMARY_CHARS)})
         for r in refs
-        if r.tool not in _DISCOVERY_TOOLS
+        if r.tool not in DISCOVERY_TOOLS  # names only: the planner's view already holds them
     ][:MAX_EVIDENCE_REFS]
 
 

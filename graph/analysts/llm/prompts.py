@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from graph.analysts.rules.vocabulary import CATEGORY_NAMES
+from tools.toolbox.catalog import TOOLS
 
 ROUTE_PROMPT = """\
 You route questions for an incident-diagnosis service used by on-call engineers.
@@ -15,11 +16,15 @@ PLAN_PROMPT = """\
 You plan evidence gathering for an incident diagnosis. Answer with the Plan tool: a list of tool calls.
 Discovery has already run: `discovered` lists metric names with the services reporting them, log services,
 tables per datasource and runbooks; `digest` holds what the alerts, runbooks and past cases said.
-Choose the targeted calls that can confirm or rule out a cause: query_promql {promql, window_minutes} on
-discovered metric names, query_logs {service, level, contains, window_minutes} for the services involved,
-query_mysql {datasource, statement} with a single read-only SELECT on a discovered table, search_runbooks
-{query} for the firing alerts. Use only the tool names given, stay within remaining_tool_calls, and return
-no calls when the evidence already answers the question."""
+Choose the targeted calls that can confirm or rule out a cause: PromQL on discovered metric names, logs
+of the services involved, a single read-only SELECT on a discovered table, runbooks for the firing alerts.
+Use only the tool names given, stay within remaining_tool_calls, and return no calls when the evidence
+already answers the question. The query tools, with their arguments:
+""" + "\n".join(
+    f"- {spec.name} {{{', '.join(spec.args.model_fields)}}}: {spec.description}"
+    for spec in TOOLS
+    if spec.role == "query"
+)
 
 DIAGNOSE_PROMPT = """\
 You diagnose a production incident from an evidence digest. Answer with the Draft tool.

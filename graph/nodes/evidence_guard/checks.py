@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from graph.analysts.base import Draft
 from graph.nodes.evidence_guard.claims import Claim, extract_claims, number_present
 from graph.nodes.evidence_guard.corpus import EvidenceText
+from tools.toolbox.catalog import KEY_SOURCES as CATALOG_KEY_SOURCES
 
-KEY_SOURCES = ("alerts", "metrics", "logs")
+# Sources whose failure caps confidence, as each tool declares it (alerts, metrics, logs).
+KEY_SOURCES = tuple(source.value for source in CATALOG_KEY_SOURCES)
 CAP_KEY_SOURCE_FAILED = 0.6
 CAP_THIN_EVIDENCE = 0.5
 CAP_CASES_ONLY = 0.3

@@ -1,24 +1,14 @@
-"""Which executor lane serves which tool: signals (alerts, metrics), logs, knowledge (SQL, docs, cases)."""
+"""Which executor lane serves which tool: signals (alerts, metrics), logs, knowledge (SQL, docs, cases).
+
+Each tool declares its lane beside its source; `LANE_OF_TOOL` is read from the catalog.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from graph.analysts.base import Lane, PlannedCall
-
-LANE_OF_TOOL: Mapping[str, Lane] = {
-    "list_alerts": "signals",
-    "list_metrics": "signals",
-    "query_metric": "signals",
-    "query_promql": "signals",
-    "list_log_streams": "logs",
-    "query_logs": "logs",
-    "list_tables": "knowledge",
-    "query_mysql": "knowledge",
-    "list_runbooks": "knowledge",
-    "search_runbooks": "knowledge",
-    "search_cases": "knowledge",
-}
+from tools.toolbox.catalog import LANE_OF_TOOL
 
 LANES: tuple[Lane, ...] = ("signals", "logs", "knowledge")
 

@@ -378,16 +378,6 @@ async def test_a_call_in_flight_holds_its_id_but_is_not_evidence_yet() -> None:
     assert (await pending).id == "metrics-1"
 
 
-async def test_langchain_tools_go_through_the_same_call() -> None:
-    toolbox = _toolbox(Sources(alerts=FakeAlerts()))
-    run = _run()
-    tools = {tool.name: tool for tool in toolbox.langchain_tools(run)}
-    assert set(tools) == set(toolbox.tool_names())
-    text = await tools["list_alerts"].ainvoke({"service": "cart"})
-    assert json.loads(text)["id"] == "alerts-1"
-    assert run.get("alerts-1") is not None
-
-
 async def test_now_and_health_come_from_the_sources() -> None:
     toolbox = _toolbox(Sources(metrics=FakeMetrics()))
     assert await toolbox.now() == NOW

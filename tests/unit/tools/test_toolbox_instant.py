@@ -24,6 +24,7 @@ from tools.evidence_store import EvidenceCache, RunEvidence
 from tools.limits import ToolLimits
 from tools.prometheus import PrometheusFixture
 from tools.toolbox import Toolbox
+from tools.toolbox.catalog import LANE_OF_TOOL, TOOLS_BY_NAME
 from tools.world import load_world
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
@@ -180,15 +181,14 @@ async def test_source_failures_keep_their_status_and_safe_text() -> None:
     assert missing.status is EvidenceStatus.UNAVAILABLE
 
 
-async def test_tool_is_in_the_catalog_and_the_langchain_tools() -> None:
+async def test_tool_is_in_the_catalog_and_runs_in_the_signals_lane() -> None:
     toolbox = _toolbox(InstantMetrics([("a", 3.0)]))
     run = _run()
 
-    tools = {tool.name: tool for tool in toolbox.langchain_tools(run)}
-
     assert TOOL in toolbox.tool_names()
-    assert set(tools[TOOL].args) == {"promql", "at_minutes_ago"}
-    await tools[TOOL].ainvoke({"promql": "up"})
+    assert set(TOOLS_BY_NAME[TOOL].args.model_fields) == {"promql", "at_minutes_ago"}
+    assert LANE_OF_TOOL[TOOL] == "signals"  # declared beside its source, not in a second map
+    await toolbox.call(TOOL, {"promql": "up"}, run)
     assert run.get("metrics-1") is not None
 
 

@@ -6,12 +6,19 @@ import math
 from datetime import datetime, timedelta
 from typing import Any
 
+from pydantic import Field
+
 from tools.base import MetricsSource, Series
-from tools.toolbox.args import QueryPromqlInstantArgs
+from tools.toolbox.args import MinutesAgo, ToolArgs
 from tools.toolbox.spec import Answer, ToolContext, iso, rejected, require
 
 # Series named in the summary; the data holds every kept series.
 _SUMMARY_SERIES = 5
+
+
+class QueryPromqlInstantArgs(ToolArgs):
+    promql: str = Field(min_length=1, max_length=10_000, description="a PromQL expression")
+    at_minutes_ago: MinutesAgo | None = None
 
 
 async def query_promql_instant(ctx: ToolContext, args: QueryPromqlInstantArgs) -> Answer:

@@ -1,0 +1,1 @@
+"""The case library as an evidence source: past diagnosed cases, read through the `CaseSource` port."""
