@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import httpx
 import pytest
@@ -19,19 +18,14 @@ import pytest
 from tests.support.loki import FakeLoki, running_loki
 from tests.support.world_builder import TIMEOUT_PHRASE, build_contract_world
 from tools.base import EvidenceStatus, LogQuery, LogsSource, SourceError, TimeWindow
-from tools.file_logs import FileLogs
 from tools.loki import LokiClient, LokiFixture
 from tools.world import World, load_world
 
 
 @pytest.fixture(scope="module")
-def world_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_contract_world(tmp_path_factory.mktemp("world"), datetime.now(UTC)).path
-
-
-@pytest.fixture(scope="module")
-def world(world_dir: Path) -> World:
-    return load_world(world_dir)
+def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+    built = build_contract_world(tmp_path_factory.mktemp("world"), datetime.now(UTC))
+    return load_world(built.path)
 
 
 @pytest.fixture(scope="module")
@@ -40,13 +34,10 @@ def loki(world: World) -> Iterator[FakeLoki]:
         yield server
 
 
-@pytest.fixture(params=["fixture", "file", pytest.param("loki", marks=pytest.mark.loki)])
+@pytest.fixture(params=["fixture", pytest.param("loki", marks=pytest.mark.loki)])
 async def source(request: pytest.FixtureRequest, world: World) -> AsyncIterator[LogsSource]:
     if request.param == "fixture":
         yield LokiFixture(world)
-        return
-    if request.param == "file":
-        yield FileLogs(request.getfixturevalue("world_dir") / "logs.jsonl")
         return
     server: FakeLoki = request.getfixturevalue("loki")
     async with httpx.AsyncClient() as client:
