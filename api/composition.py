@@ -18,13 +18,13 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from api.admission import Admission
-from api.aiops_use_case import AiOpsUseCase
+from api.aiops_flow import AiOpsFlow
 from api.auth import TokenTable
 from api.backends import PrivilegedDatasourceError, audit_sql_roles, build_sources
-from api.chat_use_case import ChatUseCase, RunTimings
-from api.engine import DiagnosisEngine, build_engine
+from api.chat_flow import ChatFlow
+from api.diagnoser import Diagnoser, build_diagnoser
 from api.metrics import ServiceMetrics
-from api.run_registry import RunRegistry
+from api.run_lifecycle import RunLifecycle
 from api.settings import Settings
 from persistence.db import make_engine, make_sessionmaker, upgrade_head
 from persistence.runs import RunStore
@@ -57,9 +57,9 @@ class Services:
     contexts: SessionContextStore
     tokens: TokenTable
     admission: Admission
-    diagnosis: DiagnosisEngine
-    chat: ChatUseCase
-    aiops: AiOpsUseCase
+    diagnosis: Diagnoser
+    chat: ChatFlow
+    aiops: AiOpsFlow
     metrics: ServiceMetrics
     background: set[asyncio.Task[None]] = field(default_factory=set)
     sql_roles: AuditedDatasources | None = None
@@ -144,36 +144,26 @@ async def build_services(settings: Settings) -> Services:
         await engine.dispose()
         raise
     toolbox = build_toolbox(sources, tool_limits(settings))
-    diagnosis = build_engine(settings, toolbox)
+    diagnosis = build_diagnoser(settings, toolbox)
     contexts = build_context_store(settings)
     chat_limits = settings.chat
     metrics = ServiceMetrics()
-    registry = RunRegistry(
+    lifecycle = RunLifecycle(
+        store=runs,
+        metrics=metrics,
+        max_status_events=chat_limits.max_status_events,
         write_timeout_s=max(30.0, settings.database.pool_timeout_s),
         # Terminal writes take at most half the pool; a backlog of them turns admission away.
         max_writes=max(1, settings.database.pool_size // 2),
         max_pending_writes=4 * chat_limits.max_workers,
     )
-    chat = ChatUseCase(
-        metrics=metrics,
-        registry=registry,
-        runs=runs,
+    chat = ChatFlow(
+        lifecycle=lifecycle,
         contexts=contexts,
-        engine=diagnosis,
-        timings=RunTimings(
-            max_status_events=chat_limits.max_status_events,
-            max_answer_bytes=chat_limits.max_answer_bytes,
-        ),
+        diagnoser=diagnosis,
+        max_answer_bytes=chat_limits.max_answer_bytes,
     )
-    aiops = AiOpsUseCase(
-        chat=chat,
-        runs=runs,
-        engine=diagnosis,
-        toolbox=toolbox,
-        max_groups=chat_limits.max_aiops_groups,
-        evidence_budget_bytes=settings.backends.run_evidence_budget_bytes,
-        max_status_events=chat_limits.max_status_events,
-    )
+    aiops = AiOpsFlow(lifecycle=lifecycle, diagnoser=diagnosis, max_groups=chat_limits.max_aiops_groups)
     # The embedded SQLite database belongs to this one process: every RUNNING run in it was left by
     # a process that died. A shared database is swept by age, now and periodically.
     await sweep_orphans(runs, 0.0 if settings.embedded_database else orphan_age_s(settings), [])
@@ -192,7 +182,7 @@ async def build_services(settings: Settings) -> Services:
         metrics=metrics,
         sql_roles=sources.sql if isinstance(sources.sql, AuditedDatasources) else None,
     )
-    sweeper = asyncio.create_task(_keep_runs_alive(runs, registry, settings))
+    sweeper = asyncio.create_task(_keep_runs_alive(runs, lifecycle, settings))
     services.background.add(sweeper)
     return services
 
@@ -213,22 +203,22 @@ async def sweep_orphans(runs: RunStore, stale_after_s: float, live_runs: list[st
         log.warning("finished %d interrupted run(s) left RUNNING without a live owner", len(swept))
 
 
-async def _keep_runs_alive(runs: RunStore, registry: RunRegistry, settings: Settings) -> None:
+async def _keep_runs_alive(runs: RunStore, lifecycle: RunLifecycle, settings: Settings) -> None:
     """Every interval: a heartbeat for this worker's live runs, then the orphan sweep."""
     while True:
         await asyncio.sleep(settings.database.sweep_interval_s)
         try:
-            await runs.heartbeat(run_ids=registry.live_run_ids())
+            await runs.heartbeat(run_ids=lifecycle.live_run_ids())
         except Exception:
             log.warning("could not record run heartbeats", exc_info=True)
-        await sweep_orphans(runs, orphan_age_s(settings), registry.live_run_ids())
+        await sweep_orphans(runs, orphan_age_s(settings), lifecycle.live_run_ids())
 
 
 async def close_services(services: Services) -> None:
     """Cancel runs still in flight (they finish CANCELLED), then close clients and pools."""
     for task in services.background:
         task.cancel()
-    await services.chat.registry.shutdown(services.settings.chat.cancel_grace_s)
+    await services.chat.lifecycle.shutdown(services.settings.chat.cancel_grace_s)
     await services.contexts.aclose()
     await services.http.aclose()
     await services.engine.dispose()

@@ -1,6 +1,7 @@
-"""The api side of the graph's observer: statuses go to the stream; steps and tool calls go to the run
-store in batches while the run is alive (each within `flush_after_s` of finishing, so a crash loses at
-most the last second) and the rest with the run's outcome, in the transaction that finishes it."""
+"""`RunRecorder`, the api side of the graph's `RunObserver`: status codes go to the run's channel
+(`api.run_lifecycle.RunChannel`, which caps them); steps and tool calls go to the run store in batches
+while the run is alive (each within `flush_after_s` of finishing, so a crash loses at most the last
+second) and the rest with the run's outcome, in the transaction that finishes it."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ from tools.redaction import redact
 
 log = logging.getLogger("superbiz.runs")
 
-StatusSink = Callable[[str, str], Awaitable[None]]
 _ARGS_CHARS = 400
 MAX_ROWS = 500  # per kind and run: a looping graph cannot grow a run's trace without bound
 FLUSH_AFTER_S = 1.0  # a finished step reaches the database within this (a typical run ends sooner)
@@ -44,8 +44,7 @@ class RunRecorder:
         self,
         *,
         run_id: str,
-        status_sink: StatusSink,
-        max_status_events: int,
+        on_status: Callable[[str], None],
         metrics: ServiceMetrics,
         runs: TraceStore,
         flow: str = "CHAT",
@@ -56,8 +55,7 @@ class RunRecorder:
         self._runs = runs
         self._flow = flow
         self._started: float | None = time.monotonic()
-        self._status_sink = status_sink
-        self._status_left = max_status_events
+        self._on_status = on_status
         self._rows = {"steps": 0, "tools": 0}
         # Rows not yet stored; a flush takes them all, the terminal write takes what is left.
         self._steps: list[StepDraft] = []
@@ -73,12 +71,8 @@ class RunRecorder:
             self._metrics.run_latency.labels(self._flow).observe(time.monotonic() - self._started)
             self._started = None
 
-    async def on_status(self, code: str, message: str) -> None:
-        # Bounded: a looping graph cannot flood the stream.
-        if self._status_left <= 0:
-            return
-        self._status_left -= 1
-        await self._status_sink(code, message)
+    async def on_status(self, code: str) -> None:
+        self._on_status(code)
 
     async def on_node(self, node: str, status: str, duration_ms: float, summary: str) -> None:
         if self._counted("steps"):

@@ -1,7 +1,9 @@
-"""The chat SSE protocol: one state machine and pure functions from run events to frames.
+"""The two SSE protocols, as pure functions from run events (`api.run_lifecycle`) to frames, and the
+only public wording of statuses and failures.
 
-Order: metadata → status* → (content | failure) → done. Anything else produced inside the server is
+Chat: metadata → status* → (content | failure) → done. Anything else produced inside the server is
 turned into failure + done(FAILED) by `ChatProtocol`, never sent as a malformed stream.
+AIOps (legacy `message` frames): metadata → content* → done | error.
 """
 
 from __future__ import annotations
@@ -13,8 +15,36 @@ from typing import Any
 
 from sse_starlette import ServerSentEvent
 
+from api.run_lifecycle import Answer, Done, Failure, Part, RunEvent, Status
+from api.shutdown import SHUTDOWN_CODE, SHUTDOWN_MESSAGE
+
 OUTCOMES = frozenset({"SUCCESS", "FALLBACK", "FAILED"})
 PROTOCOL_VIOLATION = {"code": "PROTOCOL_ERROR", "message": "The response could not be completed."}
+
+# Fixed safe messages: the only status text a client ever sees (the graph reports codes).
+STATUS_MESSAGES: dict[str, str] = {
+    "ROUTING": "Understanding the question",
+    "PLANNING": "Planning which evidence to gather",
+    "COLLECTING_EVIDENCE": "Collecting evidence",
+    "DIAGNOSING": "Drafting a diagnosis",
+    "VERIFYING": "Checking the draft against the evidence",
+    "REPAIRING": "Correcting the draft",
+    "COMPOSING": "Preparing the answer",
+}
+FAILURE_MESSAGES = {
+    "RUN_TIMEOUT": "The diagnosis took too long and was stopped.",
+    "INTERNAL_ERROR": "The diagnosis could not be completed.",
+    SHUTDOWN_CODE: SHUTDOWN_MESSAGE,
+}
+# Stored failure codes (internal) → the public code a client sees; any other is INTERNAL_ERROR.
+PUBLIC_FAILURE = {"NODE_TIMEOUT": "RUN_TIMEOUT"}
+AIOPS_FAILED = "The alert scan could not be completed."
+
+
+def public_failure(code: str) -> tuple[str, str]:
+    """The public code and message of a stored failure code."""
+    public = PUBLIC_FAILURE.get(code, code if code in FAILURE_MESSAGES else "INTERNAL_ERROR")
+    return public, FAILURE_MESSAGES[public]
 
 
 class Phase(StrEnum):
@@ -74,6 +104,26 @@ class ChatProtocol:
         self.phase = Phase.DONE
         return self._emit("done", {"outcome": outcome})
 
+    def opening(self, session_id: str, run_id: str) -> ServerSentEvent:
+        return self.metadata(session_id, run_id)
+
+    def render(self, event: RunEvent) -> list[ServerSentEvent]:
+        """The frames of one run event; an event out of protocol ends the stream safely."""
+        try:
+            return self._render(event)
+        except ProtocolViolation:
+            return self.fail_closed()
+
+    def _render(self, event: RunEvent) -> list[ServerSentEvent]:
+        match event:
+            case Status(code):
+                return [self.status(code, STATUS_MESSAGES[code])]
+            case Answer(content_type, payload, outcome):
+                return [self.content(content_type, payload), self.done(outcome)]
+            case Failure(code):
+                return [self.failure(*public_failure(code)), self.done("FAILED")]
+        raise ProtocolViolation(f"chat streams no {type(event).__name__} event")
+
     def fail_closed(self) -> list[ServerSentEvent]:
         """The frames that end the stream safely after an internal violation."""
         frames: list[ServerSentEvent] = []
@@ -95,3 +145,28 @@ class ChatProtocol:
     def _emit(self, event: str, data: dict[str, Any]) -> ServerSentEvent:
         self.sent.append(event)
         return _frame(event, data)
+
+
+@dataclass(slots=True)
+class AiOpsProtocol:
+    """The legacy AIOps frames: every event is a `message` frame carrying `{type, data}`."""
+
+    terminal: bool = False
+
+    def opening(self, session_id: str, run_id: str) -> ServerSentEvent:
+        return _frame("message", {"type": "metadata", "data": {"sessionId": session_id, "runId": run_id}})
+
+    def render(self, event: RunEvent) -> list[ServerSentEvent]:
+        match event:
+            case Part(payload):
+                return [_frame("message", {"type": "content", "data": payload})]
+            case Done():
+                self.terminal = True
+                return [_frame("message", {"type": "done"})]
+            case Failure(code) if code == SHUTDOWN_CODE:
+                self.terminal = True
+                return [_frame("message", {"type": "error", "code": SHUTDOWN_CODE, "data": SHUTDOWN_MESSAGE})]
+            case Failure():
+                self.terminal = True
+                return [_frame("message", {"type": "error", "data": AIOPS_FAILED})]
+        return []  # statuses and answers are chat's

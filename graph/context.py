@@ -93,8 +93,6 @@ class RunContext:
     """Everything one run's nodes use; built per run by the runner from shared parts."""
 
     run_id: str
-    session_id: str
-    flow: str
     analyst: Analyst
     rules: Analyst  # the deterministic analyst a failing model step degrades to
     toolbox: EvidenceBoundary

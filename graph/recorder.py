@@ -1,7 +1,8 @@
-"""How the graph reports: the observer protocol api implements, and the orchestration-trace recorder.
+"""How the graph reports: `RunObserver` (the protocol api implements) and `TraceRecorder`.
 
-The recorder forwards bounded events to the observer and compacts them into `orchestration_trace`:
-transitions that really happened, timings and counts; never prompts, reasoning, raw output or state.
+The recorder forwards events to the observer (a status is a code; its public wording and its cap are
+api's) and compacts them into `orchestration_trace`: transitions that really happened, timings and
+counts; never prompts, reasoning, raw output or state.
 """
 
 from __future__ import annotations
@@ -25,17 +26,7 @@ BUDGET_EXHAUSTED = "BUDGET_EXHAUSTED"
 FAILED = "FAILED"
 CANCELLED = "CANCELLED"
 
-# Fixed safe messages: the only status text a client ever sees.
-STATUS_MESSAGES: Mapping[str, str] = {
-    "ROUTING": "Understanding the question",
-    "PLANNING": "Planning which evidence to gather",
-    "COLLECTING_EVIDENCE": "Collecting evidence",
-    "DIAGNOSING": "Drafting a diagnosis",
-    "VERIFYING": "Checking the draft against the evidence",
-    "REPAIRING": "Correcting the draft",
-    "COMPOSING": "Preparing the answer",
-}
-
+# The status code a node reports when it starts (api words and bounds them for clients).
 NODE_STATUS: Mapping[str, str] = {
     "router": "ROUTING",
     "planner": "PLANNING",
@@ -52,7 +43,7 @@ NODE_STATUS: Mapping[str, str] = {
 class RunObserver(Protocol):
     """Receives a run's bounded events; api wires it to the run store and the SSE stream."""
 
-    async def on_status(self, code: str, message: str) -> None: ...
+    async def on_status(self, code: str) -> None: ...
     async def on_node(self, node: str, status: str, duration_ms: float, summary: str) -> None: ...
     async def on_tool(self, evidence: Evidence, args: Mapping[str, Any]) -> None: ...
 
@@ -60,7 +51,7 @@ class RunObserver(Protocol):
 class SilentObserver:
     """An observer that drops every event (CLI and evaluation runs)."""
 
-    async def on_status(self, code: str, message: str) -> None:
+    async def on_status(self, code: str) -> None:
         return None
 
     async def on_node(self, node: str, status: str, duration_ms: float, summary: str) -> None:
@@ -73,18 +64,14 @@ class SilentObserver:
 class TraceRecorder:
     """Forwards node, status and tool events to an observer and compacts them into the trace."""
 
-    def __init__(
-        self, observer: RunObserver, *, max_status_events: int = 64, max_trace_bytes: int = 65_536
-    ) -> None:
+    def __init__(self, observer: RunObserver, *, max_trace_bytes: int = 65_536) -> None:
         self._observer = observer
-        self._max_status_events = max_status_events
         self._max_trace_bytes = max_trace_bytes
         self._path: list[str] = []
         self._open: dict[str, int] = {}
         self._timings: dict[str, float] = {}
         self._degradations: list[dict[str, str]] = []
         self._last_status: str | None = None
-        self._status_count = 0
         self.tool_calls = 0
 
     async def node_started(self, node: str) -> None:
@@ -93,10 +80,9 @@ class TraceRecorder:
             self._path.append(node)
         self._open[node] = self._open.get(node, 0) + 1
         code = NODE_STATUS.get(node)
-        if code and code != self._last_status and self._status_count < self._max_status_events:
+        if code and code != self._last_status:  # a repeated code says nothing new
             self._last_status = code
-            self._status_count += 1
-            await self._observer.on_status(code, STATUS_MESSAGES[code])
+            await self._observer.on_status(code)
 
     async def node_finished(self, node: str, status: str, duration_ms: float, summary: str) -> None:
         """Record leaving a node and forward a bounded summary."""

@@ -1,7 +1,8 @@
-"""Owns each graph run in its own asyncio task, so cancelling a run cancels its tool and model calls.
+"""Runs the one compiled graph for a request: state in, `RunResult` (or a safe `RunFailed`) out.
 
-The SSE layer must not iterate the graph itself (STACK-NOTES 1.4): it starts a run here, awaits
-`RunHandle.result()`, and calls `RunHandle.cancel()` on disconnect.
+A run is a plain awaited call (`GraphRun.result()`) in its caller's task; api's run lifecycle owns
+that task and cancels the run by cancelling it. A run stopped by its deadline ends in the fallback
+node's answer (`graph.nodes.fallback.deadline_fallback`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-import anyio
 from langgraph.errors import GraphRecursionError, NodeTimeoutError
 
 from graph.analysts.base import Analyst
@@ -26,8 +26,8 @@ from graph.context import (
     RunEvidenceStore,
     RunMeter,
 )
-from graph.nodes.fallback.render import render_fallback
-from graph.recorder import BUDGET_EXHAUSTED, CANCELLED, FAILED, RunObserver, TraceRecorder
+from graph.nodes.fallback import deadline_fallback
+from graph.recorder import CANCELLED, FAILED, RunObserver, TraceRecorder
 from graph.state import DiagnosisState
 from tools.redaction import redact, redact_data
 
@@ -85,43 +85,21 @@ class RunFailed(Exception):
         self.code = code
 
 
-class RunCancelled(RunFailed):
-    """The run was cancelled (client disconnect, shutdown); `reason` says by whom."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__("CANCELLED")
-        self.reason = reason
-
-
 class DiagnosisRunner:
-    """Starts runs of the one compiled graph; every run gets its own context, meter and recorder."""
+    """Prepares runs of the one compiled graph; every run gets its own context, meter and recorder."""
 
     def __init__(
-        self,
-        graph: DiagnosisGraph,
-        *,
-        recursion_limit: int = 60,
-        max_status_events: int = 64,
-        max_trace_bytes: int = 65_536,
-        cancel_grace_s: float = 5.0,
+        self, graph: DiagnosisGraph, *, recursion_limit: int = 60, max_trace_bytes: int = 65_536
     ) -> None:
         self._graph = graph
         self._recursion_limit = recursion_limit
-        self._max_status_events = max_status_events
         self._max_trace_bytes = max_trace_bytes
-        self._cancel_grace_s = cancel_grace_s
 
-    def start(self, request: RunRequest, parts: RunParts, observer: RunObserver) -> RunHandle:
-        """Start the run in its own task; the deadline covers the whole graph."""
-        recorder = TraceRecorder(
-            observer,
-            max_status_events=self._max_status_events,
-            max_trace_bytes=self._max_trace_bytes,
-        )
+    def start(self, request: RunRequest, parts: RunParts, observer: RunObserver) -> GraphRun:
+        """A run of the graph; nothing runs until its `result()` is awaited."""
+        recorder = TraceRecorder(observer, max_trace_bytes=self._max_trace_bytes)
         context = RunContext(
             run_id=request.run_id,
-            session_id=request.session_id,
-            flow=request.flow,
             analyst=parts.analyst,
             rules=parts.rules,
             toolbox=parts.toolbox,
@@ -132,7 +110,7 @@ class DiagnosisRunner:
             meter=RunMeter(parts.budgets),
             clock=parts.clock,
         )
-        return RunHandle(self, request, context)
+        return GraphRun(self, request, context)
 
     async def _run(self, request: RunRequest, ctx: RunContext) -> RunResult:
         state: DiagnosisState = {
@@ -154,76 +132,49 @@ class DiagnosisRunner:
             if not deadline.expired():
                 raise
             log.warning("run %s: deadline of %ss reached", request.run_id, ctx.budgets.deadline_s)
-            return _deadline_result(ctx)
+            return _result(deadline_fallback(ctx.items()), ctx, finished=False)
         except GraphRecursionError:
             log.error("run %s: recursion limit reached", request.run_id)
             raise RunFailed("RECURSION_LIMIT") from None
         except NodeTimeoutError as timeout:
             log.error("run %s: node %s timed out", request.run_id, timeout.node)
             raise RunFailed("NODE_TIMEOUT") from None
-        return _result(final, ctx)
+        return _result(final, ctx, finished=True)
 
 
-class RunHandle:
-    """One run in flight: await its result, cancel it, or read its partial trace."""
+class GraphRun:
+    """One run of the graph, a plain awaited call in the caller's task: cancelling that task cancels
+    the run and its in-flight tool and model calls. Its partial trace stays readable afterwards."""
 
     def __init__(self, runner: DiagnosisRunner, request: RunRequest, ctx: RunContext) -> None:
         self.run_id = request.run_id
+        self._runner = runner
+        self._request = request
         self._ctx = ctx
-        self._grace_s = runner._cancel_grace_s
-        self._cancel_reason: str | None = None
-        self._failure: str | None = None
-        self._task = asyncio.create_task(self._own(runner, request), name=f"run-{request.run_id}")
-
-    async def _own(self, runner: DiagnosisRunner, request: RunRequest) -> RunResult:
-        try:
-            return await runner._run(request, self._ctx)
-        except asyncio.CancelledError:
-            raise
-        except RunFailed as failed:
-            self._failure = failed.code
-            raise
-        except Exception:
-            # The outer edge of a run: log with the run id, report only a stable code.
-            log.exception("run %s failed", request.run_id)
-            self._failure = "GRAPH_FAILED"
-            raise RunFailed("GRAPH_FAILED") from None
-
-    @property
-    def done(self) -> bool:
-        return self._task.done()
+        self._ended: str | None = None  # CANCELLED or FAILED once the run ended without a result
 
     async def result(self) -> RunResult:
-        """The run's result; raises RunFailed (or RunCancelled) with a safe code."""
+        """The run's result; raises RunFailed with a safe code (CancelledError when cancelled)."""
         try:
-            # Shielded: only `cancel()` ends a run, so the reason is always known.
-            return await asyncio.shield(self._task)
+            return await self._runner._run(self._request, self._ctx)
         except asyncio.CancelledError:
-            if self._task.cancelled() and self._cancel_reason is not None:
-                raise RunCancelled(self._cancel_reason) from None
+            self._ended = CANCELLED
             raise
-
-    async def cancel(self, reason: str = "CANCELLED") -> None:
-        """Cancel the run and its in-flight calls; idempotent, waits a bounded grace period."""
-        if self._task.done():
-            return
-        self._cancel_reason = self._cancel_reason or reason
-        self._task.cancel()  # requested synchronously, so it holds even if this await is cut short
-        with anyio.CancelScope(shield=True), anyio.move_on_after(self._grace_s):
-            await asyncio.wait({self._task})
+        except RunFailed:
+            self._ended = FAILED
+            raise
+        except Exception:
+            # The outer edge of a graph run: log with the run id, report only a stable code.
+            log.exception("run %s failed", self.run_id)
+            self._ended = FAILED
+            raise RunFailed("GRAPH_FAILED") from None
 
     def partial_trace(self) -> dict[str, Any]:
         """The trace of what happened so far: only transitions that really occurred."""
-        if self._cancel_reason is not None:
-            reason = CANCELLED
-        elif self._failure is not None:
-            reason = FAILED
-        else:
-            reason = "RUNNING"
-        return _trace(self._ctx, reason, finished=False)
+        return _trace(self._ctx, self._ended or "RUNNING", finished=False)
 
 
-def _result(final: dict[str, Any], ctx: RunContext) -> RunResult:
+def _result(final: dict[str, Any], ctx: RunContext, *, finished: bool) -> RunResult:
     outcome: Literal["SUCCESS", "FALLBACK"] = "FALLBACK" if final.get("outcome") == "FALLBACK" else "SUCCESS"
     degradations = ctx.recorder.degradations
     degraded = outcome == "FALLBACK" or bool(degradations)
@@ -231,7 +182,7 @@ def _result(final: dict[str, Any], ctx: RunContext) -> RunResult:
     trace = _trace(
         ctx,
         final.get("termination_reason", FAILED),
-        finished=True,
+        finished=finished,
         degraded=degraded,
         evidence_retry_count=final.get("evidence_retry_count", 0),
         repair_count=final.get("repair_count", 0),
@@ -252,21 +203,6 @@ def _result(final: dict[str, Any], ctx: RunContext) -> RunResult:
         trace=trace,
         self_evaluation=evaluation,
         degraded=degraded,
-        model_calls=ctx.meter.model_calls,
-        tokens=ctx.meter.tokens,
-        tool_calls=ctx.recorder.tool_calls,
-    )
-
-
-def _deadline_result(ctx: RunContext) -> RunResult:
-    trace = _trace(ctx, BUDGET_EXHAUSTED, finished=False, degraded=True)
-    return RunResult(
-        outcome="FALLBACK",
-        content=redact_data(render_fallback(ctx.evidence.all())),
-        route=None,
-        trace=trace,
-        self_evaluation={"fallback_reason": "budget:deadline", "budget_exhausted": "deadline"},
-        degraded=True,
         model_calls=ctx.meter.model_calls,
         tokens=ctx.meter.tokens,
         tool_calls=ctx.recorder.tool_calls,

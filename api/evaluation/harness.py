@@ -1,6 +1,6 @@
 """Runs every scenario of every world through the diagnosis graph and collects scored entries.
 
-One toolbox and engine per world, built by the server's own factories from the evaluation's settings
+One toolbox and diagnoser per world, built by the server's own factories from the evaluation's settings
 (fixture sources), a fresh evidence store per run. Scenarios run one after another so that results
 are reproducible.
 """
@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from api.backends import world_sources
-from api.chat_use_case import history_turn
+from api.chat_flow import history_turn
 from api.composition import build_toolbox, tool_limits
-from api.engine import DiagnosisEngine, build_engine, model_config
+from api.diagnoser import Diagnoser, build_diagnoser, model_config
 from api.evaluation.scoring import score_answer, totals
 from api.evaluation.worlds import EvalScenario, load_scenarios
 from api.settings import Settings
@@ -70,11 +70,11 @@ async def run_evaluation(
         world = load_world(world_dir)
         worlds.append(world.name)
         toolbox = build_toolbox(world_sources(world), limits)
-        engine = build_engine(setup.settings, toolbox, use_model=setup.analyst_name == "llm")
+        diagnoser = build_diagnoser(setup.settings, toolbox, use_model=setup.analyst_name == "llm")
         scenarios = load_scenarios(world)
         say(f"world {world.name}: {len(scenarios)} scenarios")
         for scenario in scenarios:
-            entry = await _run_scenario(engine, world.name, scenario)
+            entry = await _run_scenario(diagnoser, world.name, scenario)
             entries.append(entry)
             say(_progress_line(entry))
     return {
@@ -86,7 +86,7 @@ async def run_evaluation(
     }
 
 
-async def _run_scenario(engine: DiagnosisEngine, world: str, scenario: EvalScenario) -> dict[str, Any]:
+async def _run_scenario(diagnoser: Diagnoser, world: str, scenario: EvalScenario) -> dict[str, Any]:
     started = time.perf_counter()
     session_id = f"eval-{uuid.uuid4().hex[:12]}"
     history = list(scenario.history)
@@ -98,7 +98,7 @@ async def _run_scenario(engine: DiagnosisEngine, world: str, scenario: EvalScena
             request = RunRequest(
                 run_id=uuid.uuid4().hex, session_id=session_id, query=question, history=list(history)
             )
-            result = await engine.start(request, observer=SilentObserver()).result()
+            result = await diagnoser.start(request, observer=SilentObserver()).result()
         except RunFailed as failed:
             result, failure = None, failed.code
             break

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
-from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
-from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse
 
-from api.aiops_use_case import aiops_frames
-from api.chat_stream import admit_and_open, streaming_response
 from api.deps import PrincipalDep, ServicesDep
-from api.keep_alive import keep_alive
-from api.routes.chat import run_headers
+from api.run_stream import admit_and_open, run_frames, streaming_response
 from api.schemas import AiOpsRequest
 from api.shutdown import StreamShutdown
+from api.sse import AiOpsProtocol
 
 log = logging.getLogger("superbiz.aiops")
 router = APIRouter(tags=["aiops"])
@@ -36,17 +30,6 @@ async def _body(request: Request) -> AiOpsRequest:
     except ValidationError as error:
         # The same 422 body as the routes FastAPI validates (fields named, codes shared).
         raise RequestValidationError(error.errors(include_input=False, include_url=False)) from None
-
-
-async def _as_sse(messages: AsyncGenerator[dict[str, Any] | None]) -> AsyncIterator[ServerSentEvent]:
-    # aclosing: when the client leaves, the inner stream's cleanup (cancelling the run) runs now,
-    # not whenever the garbage collector finalises it.
-    async with contextlib.aclosing(messages) as inner:
-        async for message in inner:
-            if message is None:
-                yield keep_alive()
-            else:
-                yield ServerSentEvent(event="message", data=json.dumps(message, separators=(",", ":")))
 
 
 @router.post(
@@ -74,14 +57,12 @@ async def ai_ops(request: Request, services: ServicesDep, principal: PrincipalDe
     )
     limits = services.settings.chat
     shutdown = StreamShutdown()
-    frames = aiops_frames(
+    frames = run_frames(
         opened,
-        services.aiops,
+        services.aiops.start,
+        AiOpsProtocol(),
         cancel_grace_s=limits.cancel_grace_s,
-        queue_size=limits.max_aiops_groups + 4,
         ping_s=limits.sse_ping_s,
         shutdown=shutdown,
     )
-    response = streaming_response(services, permit, _as_sse(frames), shutdown)
-    response.headers.update(run_headers(opened))
-    return response
+    return streaming_response(services, permit, opened, frames, shutdown)

@@ -7,12 +7,12 @@ import logging
 from fastapi import APIRouter
 from sse_starlette import EventSourceResponse
 
-from api.chat_stream import admit_and_open, chat_frames, streaming_response
-from api.chat_use_case import OpenedRun
 from api.deps import PrincipalDep, ServicesDep
 from api.errors import ApiError
+from api.run_stream import admit_and_open, run_frames, streaming_response
 from api.schemas import ChatRequest
 from api.shutdown import StreamShutdown
+from api.sse import ChatProtocol
 
 log = logging.getLogger("superbiz.chat")
 router = APIRouter(tags=["chat"])
@@ -22,12 +22,6 @@ class QueryTooLong(ApiError):
     status_code = 422
     code = "QUERY_TOO_LONG"
     message = "The query is too long."
-
-
-def run_headers(opened: OpenedRun) -> dict[str, str]:
-    """The run's ids before its first frame: a client (and the OpenAPI links) can follow up on the
-    run's trace without parsing the stream."""
-    return {"X-Session-Id": opened.session_id, "X-Run-Id": opened.run_id}
 
 
 @router.post(
@@ -45,14 +39,12 @@ async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep
         lambda: services.chat.open(session_id=body.session_id, query=body.query, principal=principal),
     )
     shutdown = StreamShutdown()
-    frames = chat_frames(
+    frames = run_frames(
         opened,
-        services.chat,
-        queue_size=limits.max_status_events + 4,
+        services.chat.start,
+        ChatProtocol(),
         cancel_grace_s=limits.cancel_grace_s,
         ping_s=limits.sse_ping_s,
         shutdown=shutdown,
     )
-    response = streaming_response(services, permit, frames, shutdown)
-    response.headers.update(run_headers(opened))
-    return response
+    return streaming_response(services, permit, opened, frames, shutdown)

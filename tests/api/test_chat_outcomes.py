@@ -20,21 +20,18 @@ LEAKY = (
 )
 
 
-class _ExplodingHandle:
+class _ExplodingRun:
     async def result(self) -> Any:
         await asyncio.sleep(0)
         raise RuntimeError(LEAKY)
-
-    async def cancel(self, reason: str = "CANCELLED") -> None:
-        return None
 
     def partial_trace(self) -> dict[str, Any]:
         return {"version": 1, "transitions": [], "termination_reason": "FAILED"}
 
 
-class _ExplodingEngine:
-    def start(self, request: Any, *, observer: Any) -> _ExplodingHandle:
-        return _ExplodingHandle()
+class _ExplodingDiagnoser:
+    def start(self, request: Any, *, observer: Any) -> _ExplodingRun:
+        return _ExplodingRun()
 
 
 async def test_budget_exhaustion_streams_the_fixed_fallback(make_client: MakeClient) -> None:
@@ -59,7 +56,7 @@ async def test_technical_failure_streams_one_failure_and_no_content_or_secrets(
     app: FastAPI, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     services: Services = app.state.services
-    monkeypatch.setattr(services.chat, "_engine", _ExplodingEngine())
+    monkeypatch.setattr(services.chat, "_diagnoser", _ExplodingDiagnoser())
     response = await client.post("/api/chat", json={"query": "why is checkout slow?"})
     wire = response.text
     for secret in ("hunter2", "SELECT", "card_number", "psycopg", "OperationalError", "db.internal"):
@@ -106,7 +103,7 @@ async def test_a_backlog_of_terminal_writes_answers_503_until_it_drains(
     app: FastAPI, client: httpx.AsyncClient
 ) -> None:
     # A database too slow for the outcomes of finished runs: their writes wait, new runs are refused.
-    registry = app.state.services.chat.registry
+    registry = app.state.services.chat.lifecycle
     slow_database = asyncio.Event()
     writes = []
     while not registry.backlogged:

@@ -28,8 +28,8 @@ async def test_a_typical_chat_run_costs_at_most_six_transactions(app_database_ur
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
             text = (await client.post("/api/chat", json={"sessionId": "s-tx", "query": query})).text
-            if services.chat.registry.active:  # the run's task ends just after `done` is sent
-                await asyncio.wait(services.chat.registry.active, timeout=10)
+            if services.chat.lifecycle.active:  # the run's task ends just after `done` is sent
+                await asyncio.wait(services.chat.lifecycle.active, timeout=10)
             counted = len(began)
             trace = await client.get("/api/chat/session/s-tx/runs")
         summary = trace.json()["data"][0]

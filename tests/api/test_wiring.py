@@ -51,9 +51,9 @@ def test_chat_controller_depends_only_on_protocol_and_application_collaborators(
 
 def test_one_graph_and_one_model_boundary_serve_chat_and_aiops(app: FastAPI) -> None:
     services = services_of(app)
-    assert services.chat._engine is services.diagnosis
-    assert services.aiops._engine is services.diagnosis
-    assert services.aiops._toolbox is services.diagnosis.toolbox
+    assert services.chat._diagnoser is services.diagnosis
+    assert services.aiops._diagnoser is services.diagnosis
+    assert services.chat.lifecycle is services.aiops.lifecycle  # one owner of every run
 
 
 async def test_sql_tool_fails_closed_for_the_application_database(app: FastAPI) -> None:

@@ -67,7 +67,7 @@ async def test_disconnect_during_model_call_cancels_exactly_that_run(
     run_id = await _open_then_leave(url, "dc-1", llm)
     await _until(lambda: llm.disconnects == 1)
     services = services_of(app)
-    await _until(lambda: not services.chat.registry.active and services.admission.in_use == 0)
+    await _until(lambda: not services.chat.lifecycle.active and services.admission.in_use == 0)
     trace = await services.runs.load_trace(session_id="dc-1", run_id=run_id)
     assert trace.run.status == "CANCELLED"
     assert trace.run.cancel_reason == "CLIENT_DISCONNECT"
@@ -89,7 +89,7 @@ async def test_fifty_disconnects_leak_no_task_and_no_permit(
     for i in range(50):
         await _open_then_leave(url, f"dc-many-{i}", llm)
         await _until(lambda i=i: llm.disconnects == i + 1)
-    await _until(lambda: not services.chat.registry.active and services.admission.in_use == 0, within=30)
+    await _until(lambda: not services.chat.lifecycle.active and services.admission.in_use == 0, within=30)
     await asyncio.sleep(0.2)
     assert len(asyncio.all_tasks()) <= baseline + 2  # the uvicorn server's own idle tasks may vary
     statuses = []

@@ -1,4 +1,4 @@
-"""Each AIOps alert group of the demo world, diagnosed through the engine the composition root builds.
+"""Each AIOps alert group of the demo world, diagnosed through the diagnoser the composition root builds.
 
 A group's question is about one service's alert: a downstream victim still gets its upstream cause,
 and an unrelated alert gets its own service as the root cause, never the concurrent incident.
@@ -10,9 +10,9 @@ from typing import Any, Literal
 
 import pytest
 
-from api.aiops_use_case import AlertGroupRef, group_alerts
+from api.aiops_flow import AlertGroupRef, group_alerts
 from api.backends import world_sources
-from api.engine import DiagnosisEngine, build_engine
+from api.diagnoser import Diagnoser, build_diagnoser
 from api.settings import Settings
 from graph.recorder import SilentObserver
 from graph.runner import RunRequest
@@ -33,42 +33,40 @@ EXPECTED = {
 
 
 @pytest.fixture(scope="module")
-def engine() -> DiagnosisEngine:
+def diagnoser() -> Diagnoser:
     toolbox = Toolbox(
         world_sources(load_world(DEMO_WORLD_DIR)), ToolLimits(), EvidenceCache(ttl_s=30.0, capacity=256)
     )
-    return build_engine(Settings(), toolbox, use_model=False)
+    return build_diagnoser(Settings(), toolbox, use_model=False)
 
 
-async def _groups(engine: DiagnosisEngine) -> list[AlertGroupRef]:
-    scan = await engine.toolbox.call("list_alerts", {}, RunEvidence(budget_bytes=1_048_576))
+async def _groups(diagnoser: Diagnoser) -> list[AlertGroupRef]:
+    scan = await diagnoser.toolbox.call("list_alerts", {}, RunEvidence(budget_bytes=1_048_576))
     return group_alerts(scan.data.get("alerts", []), [])
 
 
 async def _ask(
-    engine: DiagnosisEngine, query: str, services: list[str], flow: Literal["CHAT", "AI_OPS"]
+    diagnoser: Diagnoser, query: str, services: list[str], flow: Literal["CHAT", "AI_OPS"]
 ) -> dict[str, Any]:
     request = RunRequest(
         run_id="scope", session_id="scope", query=query, history=[], flow=flow, services=services
     )
-    result = await engine.start(request, observer=SilentObserver()).result()
+    result = await diagnoser.start(request, observer=SilentObserver()).result()
     assert result.outcome == "SUCCESS", result.self_evaluation
     payload: dict[str, Any] = result.content["payload"]
     return payload
 
 
-async def test_the_demo_world_has_the_five_alert_groups(engine: DiagnosisEngine) -> None:
-    groups = await _groups(engine)
+async def test_the_demo_world_has_the_five_alert_groups(diagnoser: Diagnoser) -> None:
+    groups = await _groups(diagnoser)
     assert {(g.alertname, g.service) for g in groups} == set(EXPECTED)
 
 
 @pytest.mark.parametrize("key", list(EXPECTED), ids=lambda key: f"{key[0]}-{key[1]}")
-async def test_each_alert_group_gets_its_own_root_cause(
-    engine: DiagnosisEngine, key: tuple[str, str]
-) -> None:
+async def test_each_alert_group_gets_its_own_root_cause(diagnoser: Diagnoser, key: tuple[str, str]) -> None:
     alertname, service = key
     payload = await _ask(
-        engine, f"Alert {alertname} is firing on {service}. What is the root cause?", [service], "AI_OPS"
+        diagnoser, f"Alert {alertname} is firing on {service}. What is the root cause?", [service], "AI_OPS"
     )
     expected_service, expected_category = EXPECTED[key]
     assert payload["root_cause"]["service"] == expected_service
@@ -77,10 +75,10 @@ async def test_each_alert_group_gets_its_own_root_cause(
 
 
 async def test_an_unrelated_alert_names_the_concurrent_incident_as_unrelated(
-    engine: DiagnosisEngine,
+    diagnoser: Diagnoser,
 ) -> None:
     payload = await _ask(
-        engine,
+        diagnoser,
         "Alert HighCPUUsage is firing on report-batch. What is the root cause?",
         ["report-batch"],
         "AI_OPS",
@@ -93,8 +91,8 @@ async def test_an_unrelated_alert_names_the_concurrent_incident_as_unrelated(
 
 
 async def test_the_chat_question_still_blames_payment_and_rules_out_the_batch_job(
-    engine: DiagnosisEngine,
+    diagnoser: Diagnoser,
 ) -> None:
-    payload = await _ask(engine, "Why is checkout slow and failing for customers right now?", [], "CHAT")
+    payload = await _ask(diagnoser, "Why is checkout slow and failing for customers right now?", [], "CHAT")
     assert payload["root_cause"]["service"] == "payment"
     assert "report-batch" in [item["service"] for item in payload["ruled_out"]]

@@ -106,7 +106,7 @@ def _stream_closed(app: FastAPI) -> Callable[[], bool]:
 
     def closed() -> bool:
         streams = services.metrics.registry.get_sample_value("superbiz_active_streams")
-        return streams == 0 and services.admission.in_use == 0 and not services.chat.registry.active
+        return streams == 0 and services.admission.in_use == 0 and not services.chat.lifecycle.active
 
     return closed
 

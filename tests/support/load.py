@@ -76,6 +76,6 @@ async def settled(app: FastAPI, within_s: float = 30.0) -> None:
     services = services_of(app)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + within_s
-    while services.chat.registry.active or services.admission.in_use:
+    while services.chat.lifecycle.active or services.admission.in_use:
         assert loop.time() < deadline, "runs or permits still held after the load"
         await asyncio.sleep(0.05)

@@ -66,7 +66,7 @@ async def storm(app: FastAPI, url: str, *, runs: int = RUNS, concurrency: int = 
         rejected=sum(code == 503 for code, _ in seen),
         admitted=admitted,
         permits_held=services.admission.in_use,
-        tasks_left=len(services.chat.registry.active),
+        tasks_left=len(services.chat.lifecycle.active),
         streams_open=streams,
     )
 

@@ -52,13 +52,9 @@ def _names(steps: Sequence[StepDraft], tools: Sequence[ToolDraft]) -> list[str]:
 
 
 def _recorder(store: _Store) -> RunRecorder:
-    async def sink(code: str, message: str) -> None:
-        return None
-
     return RunRecorder(
         run_id="run-1",
-        status_sink=sink,
-        max_status_events=8,
+        on_status=lambda code: None,
         metrics=ServiceMetrics(),
         runs=store,
         flush_after_s=FLUSH_S,

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from api.cli import load_settings
 from api.composition import tool_limits
-from api.engine import graph_budgets
+from api.diagnoser import graph_budgets
 from api.settings import BackendSettings, Settings
 from graph.context import GraphBudgets
 from tools.limits import ToolLimits

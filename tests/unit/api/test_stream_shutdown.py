@@ -5,42 +5,47 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, cast
+from collections.abc import AsyncIterator
+from typing import Any
 
-from api.aiops_use_case import AiOpsUseCase, aiops_frames
-from api.chat_stream import StreamEvents, chat_frames
-from api.chat_use_case import ChatUseCase, OpenedRun
-from api.run_control import RunControl
+from api.run_lifecycle import Answer, OpenedRun, Run, RunLifecycle, Work
+from api.run_stream import StreamProtocol, run_frames
 from api.shutdown import SHUTDOWN_MESSAGE, StreamShutdown
+from api.sse import AiOpsProtocol, ChatProtocol
 from persistence.tables import AgentFlow
+from tests.unit.api.test_run_lifecycle import _lifecycle
 
 OPENED = OpenedRun("s-1", "run-1", "why?", AgentFlow.CHAT)
 
 
-class _Run:
-    """Stands in for a use case: keeps the stream's queue so the test can play the run."""
+class _Runs:
+    """Starts the run the test plays, on a real lifecycle, and keeps it for assertions."""
 
-    def __init__(self) -> None:
-        self.control = RunControl(OPENED.run_id)
-        self.sink: Any = None
+    def __init__(self, work: Work) -> None:
+        self.lifecycle: RunLifecycle = _lifecycle()
+        self.work = work
+        self.run: Run | None = None
 
-    def start(self, opened: OpenedRun, sink: Any) -> RunControl:
-        self.sink = sink
-        return self.control
+    def start(self, opened: OpenedRun) -> Run:
+        self.run = self.lifecycle.start(opened, self.work)
+        return self.run
+
+
+async def _silent(run: Run) -> None:
+    await asyncio.sleep(60)
+
+
+def _frames(runs: _Runs, protocol: StreamProtocol, shutdown: StreamShutdown) -> AsyncIterator[Any]:
+    return run_frames(OPENED, runs.start, protocol, cancel_grace_s=1.0, ping_s=60, shutdown=shutdown)
 
 
 def _named(frame: Any) -> tuple[str, Any]:
     return frame.event, json.loads(frame.data)
 
 
-def _chat(run: _Run, shutdown: StreamShutdown) -> Any:
-    use_case = cast(ChatUseCase, run)
-    return chat_frames(OPENED, use_case, queue_size=8, cancel_grace_s=0.1, ping_s=60, shutdown=shutdown)
-
-
 async def test_chat_stream_waiting_on_its_run_ends_with_shutdown_frames() -> None:
-    run, shutdown = _Run(), StreamShutdown()
-    frames = _chat(run, shutdown)
+    runs, shutdown = _Runs(_silent), StreamShutdown()
+    frames = _frames(runs, ChatProtocol(), shutdown)
     assert _named(await anext(frames))[0] == "metadata"
     waiting = asyncio.ensure_future(anext(frames))  # the run is silent: the stream waits
     await asyncio.sleep(0.01)
@@ -51,28 +56,31 @@ async def test_chat_stream_waiting_on_its_run_ends_with_shutdown_frames() -> Non
         ("failure", {"code": "SHUTDOWN", "message": SHUTDOWN_MESSAGE}),
         ("done", {"outcome": "FAILED"}),
     ]
-    assert run.control.cancel_reason == "SHUTDOWN"
+    assert runs.run is not None and runs.run.cancel_reason == "SHUTDOWN"
 
 
 async def test_what_the_run_queued_goes_out_before_the_shutdown_frames() -> None:
-    run, shutdown = _Run(), StreamShutdown()
-    frames = _chat(run, shutdown)
+    answered = asyncio.Event()
+
+    async def answers(run: Run) -> None:
+        run.channel.status("DIAGNOSING")
+        await run.channel.publish(Answer("answer", {"text": "done already"}, "SUCCESS"))
+        answered.set()
+
+    runs, shutdown = _Runs(answers), StreamShutdown()
+    frames = _frames(runs, ChatProtocol(), shutdown)
     await anext(frames)
-    events = cast(StreamEvents, run.sink)
-    await events.on_status("DIAGNOSING", "Diagnosing")
-    await events.on_content("answer", {"text": "done already"}, "SUCCESS")
+    await answered.wait()
     shutdown.set()
     names = [_named(frame)[0] async for frame in frames]
     assert names == ["status", "content", "done"]  # finished before shutdown: delivered as it was
-    assert run.control.cancel_reason is None
+    assert runs.run is not None and runs.run.cancel_reason is None
 
 
 async def test_aiops_stream_ends_with_its_shutdown_error_frame() -> None:
-    run, shutdown = _Run(), StreamShutdown()
+    runs, shutdown = _Runs(_silent), StreamShutdown()
     shutdown.set()  # already shutting down when the stream starts listening
-    use_case = cast(AiOpsUseCase, run)
-    frames = aiops_frames(OPENED, use_case, cancel_grace_s=0.1, queue_size=4, ping_s=60, shutdown=shutdown)
-    messages = [message async for message in frames]
-    assert [m["type"] for m in messages if m] == ["metadata", "error"]
+    messages = [_named(frame)[1] async for frame in _frames(runs, AiOpsProtocol(), shutdown)]
+    assert [m["type"] for m in messages] == ["metadata", "error"]
     assert messages[-1] == {"type": "error", "code": "SHUTDOWN", "data": SHUTDOWN_MESSAGE}
-    assert run.control.cancel_reason == "SHUTDOWN"
+    assert runs.run is not None and runs.run.cancel_reason == "SHUTDOWN"

@@ -234,12 +234,12 @@ def run_parts(
 class RecordingObserver:
     """Keeps every event it is sent, for assertions."""
 
-    statuses: list[tuple[str, str]] = field(default_factory=list)
+    statuses: list[str] = field(default_factory=list)
     nodes: list[tuple[str, str]] = field(default_factory=list)
     tools: list[str] = field(default_factory=list)
 
-    async def on_status(self, code: str, message: str) -> None:
-        self.statuses.append((code, message))
+    async def on_status(self, code: str) -> None:
+        self.statuses.append(code)
 
     async def on_node(self, node: str, status: str, duration_ms: float, summary: str) -> None:
         self.nodes.append((node, status))

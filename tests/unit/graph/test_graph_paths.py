@@ -13,7 +13,7 @@ from graph.analysts.base import Draft, Finding, ModelMeter, Plan, PlannedCall, R
 from graph.build import build_graph
 from graph.context import GraphBudgets
 from graph.nodes.fallback.render import FALLBACK_MESSAGE
-from graph.runner import DiagnosisRunner, RunCancelled, RunFailed, RunHandle, RunParts, RunRequest
+from graph.runner import DiagnosisRunner, GraphRun, RunFailed, RunParts, RunRequest
 from tests.unit.graph.factories import (
     FakeToolbox,
     RecordingObserver,
@@ -25,7 +25,7 @@ from tests.unit.graph.factories import (
 GRAPH = build_graph()
 
 
-def _start(query: str, parts: RunParts, observer: Any = None, **request: Any) -> RunHandle:
+def _start(query: str, parts: RunParts, observer: Any = None, **request: Any) -> GraphRun:
     runner = DiagnosisRunner(GRAPH, recursion_limit=60)
     run = RunRequest(run_id="run-1", session_id="session-1", query=query, **request)
     return runner.start(run, parts, observer or RecordingObserver())
@@ -87,7 +87,7 @@ async def test_composer_path_names_root_cause_rules_out_red_herring_and_traces_i
     assert trace["transitions"][0] == {"from": "__start__", "to": "router"}
     assert trace["transitions"][-1] == {"from": "composer", "to": "__end__"}
     assert trace["tool_calls"] == len(observer.tools) == result.tool_calls
-    codes = [code for code, _ in observer.statuses]
+    codes = observer.statuses
     assert codes[0] == "ROUTING" and codes[-1] == "COMPOSING" and "VERIFYING" in codes
 
 
@@ -193,16 +193,15 @@ async def test_three_executors_run_concurrently() -> None:
 async def test_cancel_cancels_in_flight_tool_calls_and_keeps_a_partial_trace() -> None:
     toolbox = FakeToolbox(delay_s=5.0)
     handle = _start("Why is the api failing?", run_parts(toolbox))
+    task = asyncio.create_task(handle.result())  # the run is a plain call: its caller's task owns it
     for _ in range(500):
         if toolbox.calls:
             break
         await asyncio.sleep(0.01)
-    await handle.cancel("CLIENT_DISCONNECT")
-    await handle.cancel("CLIENT_DISCONNECT")  # idempotent
-    with pytest.raises(RunCancelled) as cancelled:
-        await handle.result()
-    assert cancelled.value.reason == "CLIENT_DISCONNECT"
-    assert toolbox.cancelled == len(toolbox.calls)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert toolbox.calls and toolbox.cancelled == len(toolbox.calls)
     trace = handle.partial_trace()
     assert trace["termination_reason"] == "CANCELLED"
     assert trace["path"] == ["router", "planner", "executors"]

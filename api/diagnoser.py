@@ -1,4 +1,4 @@
-"""The diagnosis engine: the one compiled graph with its analysts and toolbox, started per run.
+"""The diagnoser: the one compiled graph with its analysts and toolbox, started per run.
 
 Built once by the composition root (and by the evaluation harness), shared by every chat and AIOps
 run; each run gets a fresh evidence store and meter.
@@ -16,14 +16,14 @@ from graph.analysts.rules.analyst import RuleAnalyst
 from graph.build import build_graph
 from graph.context import GraphBudgets
 from graph.recorder import RunObserver
-from graph.runner import DiagnosisRunner, RunHandle, RunParts, RunRequest
+from graph.runner import DiagnosisRunner, GraphRun, RunParts, RunRequest
 from tools.digest import build_digest
 from tools.evidence_store import RunEvidence
 from tools.toolbox import Toolbox
 
 
 @dataclass(frozen=True, slots=True)
-class DiagnosisEngine:
+class Diagnoser:
     runner: DiagnosisRunner
     analyst: Analyst
     rules: Analyst
@@ -31,8 +31,8 @@ class DiagnosisEngine:
     budgets: GraphBudgets
     evidence_budget_bytes: int
 
-    def start(self, request: RunRequest, *, observer: RunObserver) -> RunHandle:
-        """Start one run with its own evidence store, scoped to the run's principal."""
+    def start(self, request: RunRequest, *, observer: RunObserver) -> GraphRun:
+        """One run with its own evidence store, scoped to the run's principal (awaited by the caller)."""
         parts = RunParts(
             analyst=self.analyst,
             rules=self.rules,
@@ -73,7 +73,7 @@ def graph_budgets(settings: Settings) -> GraphBudgets:
     )
 
 
-def build_engine(settings: Settings, toolbox: Toolbox, *, use_model: bool = True) -> DiagnosisEngine:
+def build_diagnoser(settings: Settings, toolbox: Toolbox, *, use_model: bool = True) -> Diagnoser:
     """Compile the graph once and choose the analyst (LLM when configured, else rule-based)."""
     limits = settings.chat
     rules = RuleAnalyst()
@@ -82,11 +82,9 @@ def build_engine(settings: Settings, toolbox: Toolbox, *, use_model: bool = True
     runner = DiagnosisRunner(
         build_graph(node_timeout_s=limits.node_timeout_s),
         recursion_limit=limits.recursion_limit,
-        max_status_events=limits.max_status_events,
         max_trace_bytes=limits.max_trace_bytes,
-        cancel_grace_s=limits.cancel_grace_s,
     )
-    return DiagnosisEngine(
+    return Diagnoser(
         runner=runner,
         analyst=analyst,
         rules=rules,

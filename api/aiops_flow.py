@@ -1,0 +1,235 @@
+"""The AIOps flow over the run lifecycle: group the active alerts, diagnose each group through the
+same graph, judge the report.
+
+One run (`agent_flow = AI_OPS`) holds every group's steps and tool calls; its orchestration trace
+joins the groups' traces. The deterministic rule evaluation of the whole report is stored under
+`self_evaluation.aiops_rule_evaluation`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from api.diagnoser import Diagnoser
+from api.run_lifecycle import Done, OpenedRun, Part, Run, RunLifecycle
+from graph.recorder import TRACE_VERSION
+from graph.runner import RunFailed, RunRequest, RunResult
+from persistence.tables import AgentFlow, RunOutcome, RunStatus
+from tools.digest.labels import service_of
+from tools.evidence_store import RunEvidence
+
+DEFAULT_INSTRUCTION = "Scan the active alerts and diagnose each group."
+GroupResults = list[tuple["AlertGroupRef", RunResult | None]]
+
+
+@dataclass(frozen=True, slots=True)
+class AlertGroupRef:
+    alertname: str
+    service: str | None
+    count: int
+    severity: str | None
+
+
+def group_alerts(alerts: Sequence[Mapping[str, Any]], services: Sequence[str]) -> list[AlertGroupRef]:
+    """Firing alerts grouped by (alertname, service), every instance counted; optionally scoped."""
+    counts: dict[tuple[str, str | None], list[Mapping[str, Any]]] = {}
+    for alert in alerts:
+        labels = alert.get("labels") or {}
+        if str(alert.get("status", "firing")) not in ("firing", "active"):
+            continue
+        service = service_of(labels)
+        if services and service not in services:
+            continue
+        counts.setdefault((str(labels.get("alertname", "unnamed")), service), []).append(labels)
+    groups = [
+        AlertGroupRef(name, service, len(items), items[0].get("severity"))
+        for (name, service), items in counts.items()
+    ]
+    order = {"critical": 0, "page": 0, "error": 1, "warning": 2}
+    return sorted(groups, key=lambda g: (order.get(str(g.severity), 3), -g.count, g.alertname))
+
+
+def evaluate_report(
+    groups: Sequence[AlertGroupRef],
+    results: Sequence[tuple[AlertGroupRef, RunResult | None]],
+    runbooks_available: bool,
+) -> dict[str, Any]:
+    """Deterministic checks of the AIOps report (stored, never streamed)."""
+    addressed = {(g.alertname, g.service) for g, r in results if r is not None}
+    unaddressed = [
+        {"alertname": g.alertname, "service": g.service}
+        for g in groups
+        if (g.alertname, g.service) not in addressed
+    ]
+    backed, cited, unsupported = True, True, 0
+    for _, result in results:
+        if result is None:
+            continue
+        payload = result.content.get("payload", {})
+        for finding in payload.get("findings", []) or []:
+            if not finding.get("evidence_ids"):
+                unsupported += 1
+        root = payload.get("root_cause")
+        if root and not payload.get("findings"):
+            backed = False
+        recs = payload.get("recommendations", []) or []
+        if runbooks_available and root and recs and not any(r.get("runbook") for r in recs):
+            cited = False
+    checks = {
+        "every_alert_addressed": not unaddressed,
+        "root_causes_backed_by_evidence": backed and unsupported == 0,
+        "runbooks_cited": cited,
+        "no_unsupported_claims": unsupported == 0,
+    }
+    return {"passed": all(checks.values()), "checks": checks, "unaddressed": unaddressed[:50]}
+
+
+class AiOpsFlow:
+    """Built once in the composition root; shares the lifecycle and the diagnoser with chat."""
+
+    def __init__(self, *, lifecycle: RunLifecycle, diagnoser: Diagnoser, max_groups: int) -> None:
+        self.lifecycle = lifecycle
+        self._diagnoser = diagnoser
+        self._max_groups = max_groups
+
+    async def open(
+        self,
+        *,
+        session_id: str | None,
+        instruction: str | None,
+        services: list[str],
+        principal: str | None,
+    ) -> OpenedRun:
+        return await self.lifecycle.open(
+            session_id=session_id,
+            query=instruction or DEFAULT_INSTRUCTION,
+            principal=principal,
+            flow=AgentFlow.AI_OPS,
+            services=services,
+        )
+
+    def start(self, opened: OpenedRun) -> Run:
+        # A report per group, the summary and the last event; no statuses (the legacy frames have none).
+        return self.lifecycle.start(opened, self._scan, statuses=False, max_events=self._max_groups + 2)
+
+    async def _scan(self, run: Run) -> None:
+        toolbox = self._diagnoser.toolbox
+        results: GroupResults = []
+        run.partial_trace = lambda: combined_trace(results)
+        evidence = RunEvidence(budget_bytes=self._diagnoser.evidence_budget_bytes)
+        scan = await toolbox.call("list_alerts", {}, evidence)
+        await run.recorder.on_tool(scan, {})
+        groups = group_alerts(scan.data.get("alerts", []), run.opened.services)
+        for group in groups[: self._max_groups]:
+            result = await self._diagnose(run.opened, group, run)
+            results.append((group, result))
+            await run.channel.publish(Part(_group_report(group, result)))
+        evaluation = evaluate_report(groups, results, "search_runbooks" in toolbox.tool_names())
+        summary = _summary(groups, results, scan.status.value)
+        run.work_stopped()  # every group diagnosed: only the terminal write is left
+        await run.channel.publish(Part(summary))
+        stored = await run.finish(
+            RunStatus.SUCCESS,
+            outcome=RunOutcome.SUCCESS,
+            answer={"content_type": "aiops_report", "payload": summary},
+            answer_preview=summary["summary"],
+            content_type="aiops_report",
+            route="aiops",
+            self_evaluation={"aiops_rule_evaluation": evaluation},
+            orchestration_trace=combined_trace(results),
+        )
+        if not stored:  # finished elsewhere meanwhile (swept): the stream ends in an error
+            raise RunFailed("RUN_NOT_RUNNING")
+        await run.channel.publish(Done())
+
+    async def _diagnose(self, opened: OpenedRun, group: AlertGroupRef, run: Run) -> RunResult | None:
+        where = f" on {group.service}" if group.service else ""
+        request = RunRequest(
+            run_id=opened.run_id,
+            session_id=opened.session_id,
+            query=f"Alert {group.alertname} is firing{where}. What is the root cause?",
+            history=[],
+            flow=AgentFlow.AI_OPS.value,
+            services=[group.service] if group.service else [],
+            principal=opened.principal,
+        )
+        try:
+            return await self._diagnoser.start(request, observer=run.recorder).result()
+        except RunFailed:
+            return None
+
+
+def _group_report(group: AlertGroupRef, result: RunResult | None) -> dict[str, Any]:
+    head = {
+        "alertname": group.alertname,
+        "service": group.service,
+        "count": group.count,
+        "severity": group.severity,
+    }
+    if result is None:
+        return {"group": head, "outcome": "FAILED", "report": None}
+    return {"group": head, "outcome": result.outcome, "report": result.content.get("payload")}
+
+
+def _summary(
+    groups: Sequence[AlertGroupRef],
+    results: Sequence[tuple[AlertGroupRef, RunResult | None]],
+    scan_status: str,
+) -> dict[str, Any]:
+    if scan_status not in ("OK", "EMPTY"):
+        text = "The alert source could not be read; no alert groups were diagnosed."
+    elif not groups:
+        text = "No firing alerts: no incident found."
+    else:
+        causes = []
+        for group, result in results:
+            root = (result.content.get("payload", {}) or {}).get("root_cause") if result else None
+            cause = root.get("service") if isinstance(root, dict) else None
+            causes.append(
+                f"{group.alertname} ({group.service or 'unknown service'}): "
+                f"{'root cause ' + cause if cause else 'no confirmed root cause'}"
+            )
+        text = f"{len(groups)} alert group(s) firing. " + "; ".join(causes)
+    return {
+        "summary": text[:2000],
+        "groups": len(groups),
+        "diagnosed": len(results),
+        "alert_source": scan_status,
+    }
+
+
+def combined_trace(results: Sequence[tuple[AlertGroupRef, RunResult | None]]) -> dict[str, Any]:
+    """The AIOps run's own trace: the groups' walks one after another (each from `__start__` to
+    `__end__`), their counts summed, and one line per group."""
+    traces = [r.trace for _, r in results if r is not None]
+    timings: dict[str, float] = {}
+    for trace in traces:
+        for node, ms in trace.get("node_timings_ms", {}).items():
+            timings[node] = round(timings.get(node, 0.0) + ms, 3)
+    return {
+        "version": TRACE_VERSION,
+        "flow": "AI_OPS",
+        "transitions": list(itertools.chain.from_iterable(t.get("transitions", []) for t in traces)),
+        "path": list(itertools.chain.from_iterable(t.get("path", []) for t in traces)),
+        "final_node": traces[-1].get("final_node") if traces else None,
+        "termination_reason": traces[-1].get("termination_reason") if traces else None,
+        "degraded": any(t.get("degraded") for t in traces),
+        "node_timings_ms": timings,
+        **{key: sum(int(t.get(key, 0)) for t in traces) for key in _SUMMED},
+        "groups": [
+            {
+                "alertname": group.alertname,
+                "service": group.service,
+                "final_node": result.trace.get("final_node") if result else None,
+                "termination_reason": result.trace.get("termination_reason") if result else "FAILED",
+                "degraded": bool(result.trace.get("degraded")) if result else True,
+            }
+            for group, result in results
+        ],
+    }
+
+
+_SUMMED = ("evidence_retry_count", "repair_count", "model_calls", "tokens", "tool_calls")

@@ -1,0 +1,150 @@
+"""The HTTP end of a run: admission, the one frame loop both protocols share, and the SSE response.
+
+The run belongs to a task of its own (`api.run_lifecycle`); the stream only reads the run's channel.
+If the stream ends before the protocol's last frame (disconnect, send timeout, send failure) it
+cancels exactly that run, shielded and bounded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from sse_starlette import EventSourceResponse, ServerSentEvent
+from sse_starlette.sse import SendTimeoutError
+from starlette.types import Receive, Scope, Send
+
+from api.admission import Permit
+from api.errors import ApiError, DatabaseUnavailable, Unavailable, database_outage
+from api.keep_alive import keep_alive, next_or_idle
+from api.run_lifecycle import SHUTDOWN, WAKE, Failure, OpenedRun, Run, RunEvent, end_reason
+from api.shutdown import StreamShutdown
+
+if TYPE_CHECKING:  # composition imports the flows this module streams: no import cycle at run time
+    from api.composition import Services
+
+log = logging.getLogger("superbiz.sse")
+
+
+class StreamProtocol(Protocol):
+    """What `api.sse` offers per protocol: the opening frame, and the frames of each run event."""
+
+    @property
+    def terminal(self) -> bool: ...
+    def opening(self, session_id: str, run_id: str) -> ServerSentEvent: ...
+    def render(self, event: RunEvent) -> list[ServerSentEvent]: ...
+
+
+async def run_frames(
+    opened: OpenedRun,
+    start: Callable[[OpenedRun], Run],
+    protocol: StreamProtocol,
+    *,
+    cancel_grace_s: float,
+    ping_s: float,
+    shutdown: StreamShutdown,
+) -> AsyncIterator[ServerSentEvent]:
+    """The opening frame, then the run's events as the protocol frames them until its last one, a
+    keep-alive comment after every `ping_s` of silence; the run is cancelled when the client leaves;
+    the protocol's SHUTDOWN failure ends the stream when the server stops."""
+    run = start(opened)
+    shutdown.listen(run.channel.wake)
+    try:
+        yield protocol.opening(opened.session_id, opened.run_id)
+        while not protocol.terminal:
+            if shutdown.requested and run.channel.queue.empty():  # what the run sent already goes first
+                run.cancel(SHUTDOWN)
+                for frame in protocol.render(Failure(SHUTDOWN)):
+                    yield frame
+                break
+            event = await next_or_idle(run.channel.queue, ping_s)
+            if event is None:
+                yield keep_alive()
+                continue
+            if event is WAKE:
+                continue
+            for frame in protocol.render(event):
+                yield frame
+    finally:
+        if not protocol.terminal:
+            run.cancel(end_reason())
+            await run.wait(cancel_grace_s)  # the graph unwinding, then the run's terminal write
+
+
+async def admit_and_open(
+    services: Services, open_run: Callable[[], Awaitable[OpenedRun]]
+) -> tuple[OpenedRun, Permit]:
+    """Take a worker slot (503 when none is free, or when terminal writes are backlogged: a slow
+    database), then open the run; nothing is left held on failure. The run frees the slot when its
+    work stops; the response frees it at the latest when it ends (`AdmittedEventSourceResponse`)."""
+    permit = None if services.chat.lifecycle.backlogged else services.admission.try_acquire()
+    if permit is None:
+        services.metrics.admission_rejections.inc()
+        raise Unavailable()
+    try:
+        opened = await open_run()
+        return dataclasses.replace(opened, slot=permit), permit
+    except ApiError:
+        permit.release()
+        raise
+    except Exception as error:
+        permit.release()
+        if database_outage(error):
+            log.warning("could not open a run: database unavailable (%s)", type(error).__name__)
+            raise DatabaseUnavailable() from None
+        log.exception("could not open a run")
+        raise Unavailable("The service cannot start a run right now.") from None
+
+
+def run_headers(opened: OpenedRun) -> dict[str, str]:
+    """The run's ids before its first frame: a client (and the OpenAPI links) can follow up on the
+    run's trace without parsing the stream."""
+    return {"X-Session-Id": opened.session_id, "X-Run-Id": opened.run_id}
+
+
+def streaming_response(
+    services: Services,
+    permit: Permit,
+    opened: OpenedRun,
+    frames: AsyncIterator[ServerSentEvent],
+    shutdown: StreamShutdown,
+) -> AdmittedEventSourceResponse:
+    """The SSE response of an admitted run: counted as an open stream, its permit released at the end."""
+    services.metrics.active_streams.inc()
+
+    def close() -> None:
+        services.metrics.active_streams.dec()
+        permit.release()
+
+    # ping=0: the frames send their own keep-alives when idle (`next_or_idle`). On server shutdown
+    # the frames say goodbye within the grace period before sse-starlette cancels them.
+    response = AdmittedEventSourceResponse(
+        frames,
+        on_close=close,
+        ping=0,
+        send_timeout=services.settings.chat.sse_send_timeout_s,
+        shutdown_event=shutdown,
+        shutdown_grace_period=services.settings.chat.shutdown_grace_s,
+    )
+    response.headers.update(run_headers(opened))
+    return response
+
+
+class AdmittedEventSourceResponse(EventSourceResponse):
+    """Releases the admission permit when the response ends, even if the generator never started."""
+
+    def __init__(self, *args: Any, on_close: Callable[[], None], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._on_close = on_close
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except SendTimeoutError:
+            # A reader that stopped reading: the stream is over and its run cancelled (run_frames'
+            # finally), which is not a server error to log with a traceback or answer with a 500.
+            log.warning("SSE send timed out after %ss: stream closed", self.send_timeout)
+        finally:
+            self._on_close()
