@@ -54,9 +54,6 @@ class Toolbox:
     def tool_names(self) -> list[str]:
         return [spec.name for spec in TOOLS]
 
-    def specs(self) -> tuple[ToolSpec, ...]:
-        return TOOLS
-
     def datasources(self) -> list[str]:
         """Names of the SQL datasources (empty when SQL is not configured)."""
         return [] if self.sources.sql is None else list(self.sources.sql.datasources())
