@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.errors import PayloadTooLarge, error_response
 
 
 class BodyLimit:
@@ -26,7 +26,7 @@ class BodyLimit:
                 except ValueError:
                     declared = self.max_bytes + 1
                 if declared > self.max_bytes:
-                    await _reject(send)
+                    await _reject(scope, receive, send)
                     return
         received = 0
 
@@ -37,25 +37,16 @@ class BodyLimit:
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
                     # FastAPI turns other exceptions raised while reading the body into 400.
-                    raise HTTPException(413)
+                    raise HTTPException(PayloadTooLarge.status_code)
             return message
 
         await self.app(scope, counting_receive, send)
 
 
-async def _reject(send: Send) -> None:
-    body = json.dumps(
-        {"code": "PAYLOAD_TOO_LARGE", "message": "The request body is too large.", "data": None}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 413,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"connection", b"close"),
-            ],
-        }
+async def _reject(scope: Scope, receive: Receive, send: Send) -> None:
+    # Before the app runs, so the error handlers cannot answer: the same body, built by errors.py.
+    too_large = PayloadTooLarge()
+    response = error_response(
+        too_large.status_code, too_large.code, too_large.public_message, headers={"Connection": "close"}
     )
-    await send({"type": "http.response.body", "body": body})
+    await response(scope, receive, send)

@@ -6,58 +6,46 @@ trace. Exits non-zero when any trace does not belong to the run it was asked for
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
+from httpx_sse import connect_sse
 
 QUESTIONS = ("Why is checkout slow?", "And why did that start?")
 
 
-def _sse(response: httpx.Response) -> Iterator[tuple[str, Any]]:
-    """Complete named frames of a text/event-stream body (comments and pings ignored)."""
-    event, data = "message", list[str]()
-    for line in response.iter_lines():
-        if not line:
-            if data:
-                yield event, json.loads("\n".join(data))
-            event, data = "message", list[str]()
-        elif line.startswith(":"):
-            continue
-        elif line.startswith("event:"):
-            event = line[6:].strip()
-        elif line.startswith("data:"):
-            data.append(line[5:].lstrip())
+def _frames(client: httpx.Client, path: str, body: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """The named frames of one streamed POST, data parsed as JSON (httpx-sse skips the ping comments)."""
+    with connect_sse(client, "POST", path, json=body) as source:
+        source.response.raise_for_status()
+        for frame in source.iter_sse():
+            yield frame.event, frame.json()
 
 
 def _chat(client: httpx.Client, session_id: str | None, query: str) -> dict[str, Any]:
     body: dict[str, Any] = {"query": query} | ({"sessionId": session_id} if session_id else {})
     result: dict[str, Any] = {"statuses": []}
-    with client.stream("POST", "/api/chat", json=body) as response:
-        response.raise_for_status()
-        for event, data in _sse(response):
-            if event == "metadata":
-                result.update(data)
-            elif event == "status":
-                result["statuses"].append(data["code"])
-            else:
-                result[event] = data
+    for event, data in _frames(client, "/api/chat", body):
+        if event == "metadata":
+            result.update(data)
+        elif event == "status":
+            result["statuses"].append(data["code"])
+        else:
+            result[event] = data
     return result
 
 
 def _aiops(client: httpx.Client) -> dict[str, Any]:
     result: dict[str, Any] = {"contents": []}
-    with client.stream("POST", "/api/ai_ops", json={}) as response:
-        response.raise_for_status()
-        for _, message in _sse(response):
-            kind = message.get("type")
-            if kind == "metadata":
-                result.update(message["data"])
-            elif kind == "content":
-                result["contents"].append(message["data"])
-            else:
-                result[kind] = message.get("data", True)
+    for _, message in _frames(client, "/api/ai_ops", {}):
+        kind = message.get("type")
+        if kind == "metadata":
+            result.update(message["data"])
+        elif kind == "content":
+            result["contents"].append(message["data"])
+        else:
+            result[kind] = message.get("data", True)
     return result
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -69,6 +70,30 @@ class Unauthorized(ApiError):
     status_code = 401
     code = "AUTH_REQUIRED"
     message = "A valid bearer token is required."
+
+
+class QueryTooLong(ApiError):
+    """The question is longer than `chat.max_query_chars` (the schema's hard ceiling is larger)."""
+
+    status_code = 422
+    code = "QUERY_TOO_LONG"
+    message = "The query is too long."
+
+
+class PayloadTooLarge(ApiError):
+    """A body over `chat.max_body_bytes`; raised as HTTP 413 or answered by `api/body_limit.py`."""
+
+    status_code = 413
+    code = "PAYLOAD_TOO_LARGE"
+    message = "The request body is too large."
+
+
+class ErrorBody(BaseModel):
+    """Every error response: the OpenAPI document declares it for each error status."""
+
+    code: str = Field(description="stable application code, e.g. VALIDATION_ERROR")
+    message: str = Field(description="a fixed public message")
+    data: Any = Field(description="details safe to show (e.g. which fields are invalid), or null")
 
 
 _HTTP_CODES = {
@@ -130,7 +155,7 @@ def install_error_handlers(app: FastAPI) -> None:
             404: "Not found.",
             405: "Method not allowed.",
             408: "The request body was not received in time.",
-            413: "The request body is too large.",
+            413: PayloadTooLarge.message,
         }.get(exc.status_code, "The request could not be processed.")
         return error_response(exc.status_code, code, message, headers=exc.headers)
 

@@ -1,5 +1,6 @@
-"""The OpenAPI document tells the truth about errors (every error body is `{code, message, data}`) and
-about authentication (a bearer scheme on every `/api/` operation)."""
+"""The OpenAPI document tells the truth about errors (every error body is `{code, message, data}`,
+`errors.ErrorBody`) and about authentication (a bearer scheme on every `/api/` operation); success
+bodies come from the routes' response models."""
 
 from __future__ import annotations
 
@@ -14,17 +15,8 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.responses import HTMLResponse, JSONResponse
 
 from api.deps import get_principal
+from api.errors import ErrorBody
 
-ERROR_BODY = {
-    "title": "ErrorBody",
-    "type": "object",
-    "required": ["code", "message", "data"],
-    "properties": {
-        "code": {"type": "string", "description": "stable application code, e.g. VALIDATION_ERROR"},
-        "message": {"type": "string", "description": "a fixed public message"},
-        "data": {"description": "details safe to show (e.g. which fields are invalid), or null"},
-    },
-}
 _ERRORS = {
     "401": "A bearer token is required (when the server has tokens configured).",
     "404": "Not found (another principal's session is reported the same way).",
@@ -102,7 +94,7 @@ def install_openapi(app: FastAPI) -> None:
         schemas = schema.setdefault("components", {}).setdefault("schemas", {})
         schemas.pop("HTTPValidationError", None)
         schemas.pop("ValidationError", None)
-        schemas["ErrorBody"] = ERROR_BODY
+        schemas["ErrorBody"] = ErrorBody.model_json_schema()
         schema["components"]["securitySchemes"] = {"bearer": BEARER}
         for path, operations in schema.get("paths", {}).items():
             if path == "/readyz":

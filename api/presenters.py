@@ -1,80 +1,34 @@
-"""Store records → camelCase JSON for the API (the trace carries its orchestration only on `run`)."""
+"""Store records → the response models of `api/schemas.py` (orchestration only on the trace's `run`)."""
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
-
-from persistence.records import RunSummary, RunTrace, SessionInfo
-
-
-def _iso(value: datetime | None) -> str | None:
-    return None if value is None else value.isoformat()
-
-
-def run_summary_json(run: RunSummary) -> dict[str, Any]:
-    return {
-        "runId": run.run_id,
-        "sessionId": run.session_id,
-        "query": run.query,
-        "status": run.status,
-        "outcome": run.outcome,
-        "agentFlow": run.agent_flow,
-        "route": run.route,
-        "answerPreview": run.answer_preview,
-        "stepCount": run.step_count,
-        "toolCallCount": run.tool_call_count,
-        "failureCode": run.failure_code,
-        "cancelReason": run.cancel_reason,
-        "createdAt": _iso(run.created_at),
-        "updatedAt": _iso(run.updated_at),
-        "finishedAt": _iso(run.finished_at),
-    }
+from api.schemas import (
+    RunsEnvelope,
+    RunSummaryBody,
+    SessionBody,
+    StepBody,
+    ToolInvocationBody,
+    TraceBody,
+    TraceEnvelope,
+    TraceRunBody,
+)
+from persistence.records import RunSummary, RunTrace
 
 
-def session_json(session: SessionInfo) -> dict[str, Any]:
-    return {
-        "sessionId": session.session_id,
-        "status": session.status,
-        "messagePairCount": session.message_pair_count,
-        "createdAt": _iso(session.created_at),
-        "lastActiveAt": _iso(session.last_active_at),
-        "expiresAt": _iso(session.expires_at),
-    }
+def runs_body(runs: list[RunSummary]) -> RunsEnvelope:
+    return RunsEnvelope(data=[RunSummaryBody.model_validate(run) for run in runs])
 
 
-def run_trace_json(trace: RunTrace) -> dict[str, Any]:
-    run = run_summary_json(trace.run)
-    run["orchestrationTrace"] = trace.orchestration_trace
-    return {
-        "session": session_json(trace.session),
-        "run": run,
-        "steps": [
-            {
-                "seq": s.seq,
-                "node": s.node,
-                "status": s.status,
-                "startedAt": _iso(s.started_at),
-                "durationMs": s.duration_ms,
-                "summary": s.summary,
-            }
-            for s in trace.steps
-        ],
-        "toolInvocations": [
-            {
-                "seq": t.seq,
-                "tool": t.tool,
-                "evidenceId": t.evidence_id,
-                "status": t.status,
-                "argsSummary": t.args_summary,
-                "resultSummary": t.result_summary,
-                "bytes": t.bytes,
-                "durationMs": t.duration_ms,
-                "createdAt": _iso(t.created_at),
-            }
-            for t in trace.tools
-        ],
-        "selfEvaluation": trace.self_evaluation,
-        "answer": trace.answer,
-        "feedback": trace.feedback,
-    }
+def trace_body(trace: RunTrace) -> TraceEnvelope:
+    run = RunSummaryBody.model_validate(trace.run)
+    return TraceEnvelope(
+        data=TraceBody(
+            session=SessionBody.model_validate(trace.session),
+            run=TraceRunBody(**dict(run), orchestration_trace=trace.orchestration_trace),
+            steps=[StepBody.model_validate(step) for step in trace.steps],
+            tool_invocations=[ToolInvocationBody.model_validate(tool) for tool in trace.tools],
+            self_evaluation=trace.self_evaluation,
+            answer=trace.answer,
+            feedback=trace.feedback,
+        )
+    )

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from datetime import datetime
+from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    field_validator,
+    model_validator,
+)
+from pydantic.alias_generators import to_camel
 from pydantic_core import PydanticCustomError
 
 from api.errors import INVALID_CHARACTERS_ERROR
@@ -107,85 +117,103 @@ class FeedbackRequest(_TextBody):
     comment: str | None = Field(default=None, max_length=2_000)
 
 
-# Success bodies, as the OpenAPI document declares them (`responses=` on the routes: documented and
-# checked by the schemathesis suite, not re-validated on every response). Unknown keys are refused so
-# that a field added to a presenter without its schema shows up as a schema failure.
+# Success bodies: the routes return these models, so the OpenAPI document describes every JSON body.
+# Fields are snake_case, sent camelCase. Unknown keys are refused (additionalProperties: false in the
+# document), so a field the schemathesis suite sees without its schema fails there.
+IsoTime = Annotated[datetime, PlainSerializer(lambda value: value.isoformat(), return_type=str)]
+
+
 class _Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(
+        extra="forbid",
+        alias_generator=to_camel,
+        validate_by_name=True,
+        from_attributes=True,
+        json_schema_serialization_defaults_required=True,  # the envelope's code and message are always sent
+    )
 
 
 class RunSummaryBody(_Body):
-    runId: str
-    sessionId: str
+    run_id: str
+    session_id: str
     query: str
     status: str
     outcome: str | None
-    agentFlow: str
+    agent_flow: str
     route: str | None
-    answerPreview: str | None
-    stepCount: int
-    toolCallCount: int
-    failureCode: str | None
-    cancelReason: str | None
-    createdAt: str
-    updatedAt: str
-    finishedAt: str | None
+    answer_preview: str | None
+    step_count: int
+    tool_call_count: int
+    failure_code: str | None
+    cancel_reason: str | None
+    created_at: IsoTime
+    updated_at: IsoTime
+    finished_at: IsoTime | None
 
 
 class TraceRunBody(RunSummaryBody):
-    orchestrationTrace: dict[str, Any] | None
+    orchestration_trace: dict[str, Any] | None
 
 
 class SessionBody(_Body):
-    sessionId: str
+    session_id: str
     status: str
-    messagePairCount: int
-    createdAt: str
-    lastActiveAt: str
-    expiresAt: str | None
+    message_pair_count: int
+    created_at: IsoTime
+    last_active_at: IsoTime
+    expires_at: IsoTime | None
 
 
 class StepBody(_Body):
     seq: int
     node: str
     status: str
-    startedAt: str
-    durationMs: float
+    started_at: IsoTime
+    duration_ms: float
     summary: str
 
 
 class ToolInvocationBody(_Body):
     seq: int
     tool: str
-    evidenceId: str | None
+    evidence_id: str | None
     status: str
-    argsSummary: str
-    resultSummary: str
+    args_summary: str
+    result_summary: str
     bytes: int
-    durationMs: float
-    createdAt: str
+    duration_ms: float
+    created_at: IsoTime
 
 
 class TraceBody(_Body):
     session: SessionBody
     run: TraceRunBody
     steps: list[StepBody]
-    toolInvocations: list[ToolInvocationBody]
-    selfEvaluation: dict[str, Any] | None
+    tool_invocations: list[ToolInvocationBody]
+    self_evaluation: dict[str, Any] | None
     answer: Any
     feedback: dict[str, Any] | None
 
 
 class FeedbackBody(_Body):
-    runId: str
-    sessionId: str
+    run_id: str
+    session_id: str
     feedback: dict[str, Any]
-    caseId: str | None
+    case_id: str | None
+
+
+class HealthBody(_Body):
+    status: str
+
+
+class ReadinessBody(_Body):
+    ready: bool
+    checks: dict[str, Any]  # per dependency: {status, detail[, backend]}; sql_datasources: per name
 
 
 class _Envelope(_Body):
-    code: str
-    message: str
+    code: str = "OK"
+    message: str = "ok"
 
 
 class RunsEnvelope(_Envelope):
@@ -198,3 +226,11 @@ class TraceEnvelope(_Envelope):
 
 class FeedbackEnvelope(_Envelope):
     data: FeedbackBody
+
+
+class HealthEnvelope(_Envelope):
+    data: HealthBody
+
+
+class ReadinessEnvelope(_Envelope):
+    data: ReadinessBody

@@ -7,44 +7,44 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 
-from api.deps import ServicesDep
-from api.errors import envelope
+from api.deps import MetricsDep, ReadinessDep, SettingsDep
+from api.schemas import HealthBody, HealthEnvelope, ReadinessBody, ReadinessEnvelope
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz")
-async def healthz() -> dict[str, Any]:
-    return envelope({"status": "ok"})
+async def healthz() -> HealthEnvelope:
+    return HealthEnvelope(data=HealthBody(status="ok"))
 
 
-@router.get("/readyz")
-async def readyz(services: ServicesDep) -> JSONResponse:
+@router.get("/readyz", response_model=None, responses={200: {"model": ReadinessEnvelope}})
+async def readyz(readiness: ReadinessDep, settings: SettingsDep) -> JSONResponse:
     """503 when the database is unreachable or a SQL datasource's role is refused (that datasource is
     disabled); a Redis outage only degrades chat history, an unreachable datasource only its evidence."""
-    db_ok, db_detail = await services.database_ready()
-    ctx_ok, ctx_detail = await services.context_store_ready()
-    sql_ok, sql_roles = await services.sql_roles_ready()
+    db_ok, db_detail = await readiness.database_ready()
+    ctx_ok, ctx_detail = await readiness.context_store_ready()
+    sql_ok, sql_roles = await readiness.sql_roles_ready()
     checks: dict[str, Any] = {
         "database": {"status": "ok" if db_ok else "down", "detail": db_detail},
         "session_context": {
             "status": "ok" if ctx_ok else "degraded",
             "detail": ctx_detail,
-            "backend": "redis" if services.settings.redis_url else "in-process",
+            "backend": "redis" if settings.redis_url else "in-process",
         },
     }
     if sql_roles:
         checks["sql_datasources"] = sql_roles
     ready = db_ok and sql_ok
-    body = envelope(
-        {"ready": ready, "checks": checks},
+    body = ReadinessEnvelope(
         code="OK" if ready else "NOT_READY",
         message="ready" if ready else "a required dependency is unavailable",
+        data=ReadinessBody(ready=ready, checks=checks),
     )
-    return JSONResponse(body, status_code=200 if ready else 503)
+    return JSONResponse(body.model_dump(mode="json", by_alias=True), status_code=200 if ready else 503)
 
 
 @router.get("/metrics", response_class=Response)
-async def metrics(services: ServicesDep) -> Response:
+async def metrics(service_metrics: MetricsDep) -> Response:
     """The service's own metrics in the Prometheus text format."""
-    return Response(services.metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")
+    return Response(service_metrics.render(), media_type="text/plain; version=0.0.4; charset=utf-8")

@@ -53,3 +53,22 @@ async def test_openapi_declares_the_error_wrapper_not_fastapis_detail(client: ht
         }
     invalid = await client.post("/api/chat", json={"query": ""})
     assert set(invalid.json()) == set(document["components"]["schemas"]["ErrorBody"]["required"])
+
+
+async def test_openapi_describes_every_json_success_body_in_camel_case(client: httpx.AsyncClient) -> None:
+    document = (await client.get("/openapi.json")).json()
+    schemas = document["components"]["schemas"]
+    json_bodies = 0
+    for path, operations in document["paths"].items():
+        for method, operation in operations.items():
+            content = operation["responses"]["200"].get("content", {})
+            if "application/json" not in content:
+                continue  # the two SSE streams and the Prometheus text
+            json_bodies += 1
+            ref = content["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
+            assert schemas[ref]["required"] == ["code", "message", "data"], (method, path)
+    assert json_bodies == 5  # healthz, readyz, runs, trace, feedback
+    run = schemas["RunSummaryBody"]
+    assert {"runId", "sessionId", "createdAt", "toolCallCount"} <= set(run["properties"])
+    assert run["additionalProperties"] is False
+    assert not [name for name in run["properties"] if "_" in name]
