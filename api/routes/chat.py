@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from sse_starlette import EventSourceResponse
 
 from api.deps import PrincipalDep, ServicesDep
-from api.errors import ApiError
+from api.errors import QueryTooLong
 from api.run_stream import admit_and_open, run_frames, streaming_response
 from api.schemas import ChatRequest
 from api.shutdown import StreamShutdown
@@ -16,12 +16,6 @@ from api.sse import ChatProtocol
 
 log = logging.getLogger("superbiz.chat")
 router = APIRouter(tags=["chat"])
-
-
-class QueryTooLong(ApiError):
-    status_code = 422
-    code = "QUERY_TOO_LONG"
-    message = "The query is too long."
 
 
 @router.post(
