@@ -12,6 +12,7 @@ from api.settings import Settings
 from graph.analysts.base import Analyst
 from graph.analysts.llm.analyst import build_llm_analyst
 from graph.analysts.llm.model import ModelConfig
+from graph.analysts.llm.prompts import PROMPT_LINES
 from graph.analysts.rules.analyst import RuleAnalyst
 from graph.build import build_graph
 from graph.context import GraphBudgets
@@ -36,6 +37,7 @@ class Diagnoser:
         parts = RunParts(
             analyst=self.analyst,
             rules=self.rules,
+            forbidden_lines=PROMPT_LINES,  # the model's instructions, checked whichever analyst drafts
             toolbox=self.toolbox,
             evidence=RunEvidence(budget_bytes=self.evidence_budget_bytes, principal=request.principal),
             digest=build_digest,
@@ -78,7 +80,7 @@ def build_diagnoser(settings: Settings, toolbox: Toolbox, *, use_model: bool = T
     limits = settings.chat
     rules = RuleAnalyst()
     config = model_config(settings) if use_model else None
-    analyst: Analyst = build_llm_analyst(config) if config is not None else rules
+    analyst: Analyst = build_llm_analyst(config, rules) if config is not None else rules
     runner = DiagnosisRunner(
         build_graph(node_timeout_s=limits.node_timeout_s),
         recursion_limit=limits.recursion_limit,

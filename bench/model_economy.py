@@ -33,6 +33,7 @@ from graph.analysts.base import (
     RouteRequest,
 )
 from graph.analysts.llm.analyst import asks_model_to_plan
+from graph.analysts.llm.prompts import PROMPT_LINES
 from graph.analysts.rules.analyst import RuleAnalyst
 from graph.analysts.rules.route import confident_route
 from graph.recorder import SilentObserver
@@ -89,6 +90,7 @@ async def rule_answers(database_url: str) -> list[tuple[str, BaseModel]]:
     parts = RunParts(
         analyst=recording,
         rules=diagnoser.rules,
+        forbidden_lines=PROMPT_LINES,
         toolbox=toolbox,
         evidence=RunEvidence(budget_bytes=diagnoser.evidence_budget_bytes),
         digest=build_digest,

@@ -95,6 +95,9 @@ class RunContext:
     run_id: str
     analyst: Analyst
     rules: Analyst  # the deterministic analyst a failing model step degrades to
+    # Lines released text must never echo (the model's instructions), given by whoever builds the
+    # analysts: the semantic guard checks them whichever analyst drafted.
+    forbidden_lines: tuple[str, ...]
     toolbox: EvidenceBoundary
     evidence: RunEvidenceStore
     digest: DigestBuilder

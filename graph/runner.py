@@ -55,6 +55,7 @@ class RunParts:
 
     analyst: Analyst
     rules: Analyst
+    forbidden_lines: tuple[str, ...]  # what released text must never echo (the model's instructions)
     toolbox: EvidenceBoundary
     evidence: RunEvidenceStore  # a fresh `RunEvidence(budget_bytes=...)` per run
     digest: DigestBuilder
@@ -102,6 +103,7 @@ class DiagnosisRunner:
             run_id=request.run_id,
             analyst=parts.analyst,
             rules=parts.rules,
+            forbidden_lines=parts.forbidden_lines,
             toolbox=parts.toolbox,
             evidence=parts.evidence,
             digest=parts.digest,

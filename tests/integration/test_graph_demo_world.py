@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from graph.analysts.base import Draft
+from graph.analysts.llm.prompts import PROMPT_LINES
 from graph.analysts.rules import RuleAnalyst
 from graph.build import build_graph
 from graph.nodes.evidence_guard.checks import check_draft
@@ -47,7 +48,12 @@ async def _diagnose(question: str) -> tuple[RunResult, RunEvidence]:
     evidence = RunEvidence(budget_bytes=1_048_576)
     rules = RuleAnalyst()
     parts = RunParts(
-        analyst=rules, rules=rules, toolbox=_toolbox(WORLD, DEMO), evidence=evidence, digest=build_digest
+        analyst=rules,
+        rules=rules,
+        forbidden_lines=PROMPT_LINES,
+        toolbox=_toolbox(WORLD, DEMO),
+        evidence=evidence,
+        digest=build_digest,
     )
     request = RunRequest(run_id="demo", session_id="demo", query=question)
     result = await DiagnosisRunner(GRAPH).start(request, parts, SilentObserver()).result()

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from graph.analysts.llm.prompts import PROMPT_LINES
 from graph.analysts.rules import RuleAnalyst
 from graph.build import build_graph
 from graph.recorder import SilentObserver
@@ -57,6 +58,7 @@ async def _diagnose(directory: Path, question: str) -> RunResult:
     parts = RunParts(
         analyst=rules,
         rules=rules,
+        forbidden_lines=PROMPT_LINES,
         toolbox=toolbox,
         evidence=RunEvidence(budget_bytes=1_048_576),
         digest=build_digest,

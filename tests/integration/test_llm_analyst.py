@@ -11,6 +11,7 @@ import pytest
 
 from graph.analysts.base import AnalystUnavailable
 from graph.analysts.llm import LlmAnalyst, ModelConfig, ModelGate, build_chat_model
+from graph.analysts.rules import RuleAnalyst
 from graph.build import build_graph
 from graph.context import GraphBudgets
 from graph.runner import DiagnosisRunner, GraphRun, RunRequest
@@ -72,7 +73,7 @@ def _analyst(llm: ScriptedLLM, *, timeout_s: float = 5.0, gate: ModelGate | None
     config = ModelConfig(
         base_url=llm.base_url, model="scripted-model", api_key="test-key", timeout_s=timeout_s, max_retries=0
     )
-    return LlmAnalyst(build_chat_model(config), gate or ModelGate(4, acquire_timeout_s=1.0))
+    return LlmAnalyst(build_chat_model(config), gate or ModelGate(4, acquire_timeout_s=1.0), RuleAnalyst())
 
 
 def _start(

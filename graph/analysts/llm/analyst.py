@@ -21,6 +21,7 @@ from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
 from graph.analysts.base import (
+    Analyst,
     AnalystUnavailable,
     DiagnoseRequest,
     Draft,
@@ -43,7 +44,6 @@ from graph.analysts.llm.payload import (
     history_view,
 )
 from graph.analysts.llm.prompts import DIAGNOSE_PROMPT, PLAN_PROMPT, REPAIR_PROMPT, ROUTE_PROMPT
-from graph.analysts.rules import RuleAnalyst
 from graph.analysts.rules.route import confident_route
 from tools.facts import Digest
 
@@ -61,17 +61,21 @@ def asks_model_to_plan(request: PlanRequest) -> bool:
 
 
 class LlmAnalyst:
-    """Analyst backed by a chat model through function-calling structured output."""
+    """Analyst backed by a chat model through function-calling structured output.
+
+    `rules` is the run's one rule-based analyst (the one a failing step degrades to): it plans the
+    rounds that need no judgement.
+    """
 
     name = "llm"
 
-    def __init__(self, model: BaseChatModel, gate: ModelGate) -> None:
+    def __init__(self, model: BaseChatModel, gate: ModelGate, rules: Analyst) -> None:
         self._model = model
         self._gate = gate
-        self._rules = RuleAnalyst()
+        self._rules = rules
         # One tool-calling binding per answer schema, built once: `with_structured_output` per call
         # copied the model, converted the schema and wrapped the call in a parser map and fallbacks,
-        # ~15 KB held by every stream awaiting the model.
+        # all of it held by every stream awaiting the model.
         self._bindings: dict[type[BaseModel], Runnable[LanguageModelInput, AIMessage]] = {}
 
     async def route(self, request: RouteRequest, meter: ModelMeter) -> Route:
@@ -182,7 +186,7 @@ def _evidence_and_digest(
     return {"evidence": evidence_view(refs, facts), "digest": facts}
 
 
-def build_llm_analyst(config: ModelConfig) -> LlmAnalyst:
-    """The analyst the composition root builds once when a model is configured."""
+def build_llm_analyst(config: ModelConfig, rules: Analyst) -> LlmAnalyst:
+    """The analyst the composition root builds once when a model is configured, beside its `rules`."""
     gate = ModelGate(config.max_concurrent_calls, acquire_timeout_s=config.acquire_timeout_s)
-    return LlmAnalyst(build_chat_model(config), gate)
+    return LlmAnalyst(build_chat_model(config), gate, rules)

@@ -6,7 +6,6 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.analysts.llm.prompts import PROMPT_LINES
 from graph.context import RunContext
 from graph.nodes.semantic_guard.checks import SemanticVerdict, check_release
 from graph.state import DiagnosisState
@@ -14,7 +13,8 @@ from graph.state import DiagnosisState
 
 async def node_semantic_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     draft = state.get("draft")
-    verdict = check_release(draft, PROMPT_LINES) if draft else SemanticVerdict(False, "no_draft")
+    forbidden = runtime.context.forbidden_lines
+    verdict = check_release(draft, forbidden) if draft else SemanticVerdict(False, "no_draft")
     update: dict[str, Any] = {"semantic_report": verdict.report()}
     if not verdict.ok:
         update["fallback_reason"] = verdict.reason

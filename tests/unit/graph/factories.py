@@ -24,6 +24,7 @@ from graph.analysts.base import (
     Route,
     RouteRequest,
 )
+from graph.analysts.llm.prompts import PROMPT_LINES
 from graph.analysts.rules import RuleAnalyst
 from graph.context import GraphBudgets
 from graph.runner import RunParts
@@ -223,6 +224,7 @@ def run_parts(
     return RunParts(
         analyst=analyst or rules,
         rules=rules,
+        forbidden_lines=PROMPT_LINES,
         toolbox=toolbox if toolbox is not None else FakeToolbox(),
         evidence=RunEvidence(budget_bytes=1_048_576),
         digest=build_digest,
