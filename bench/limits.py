@@ -23,7 +23,7 @@ from starlette.routing import Route
 from typing_extensions import TypedDict
 
 from api.backends import world_sources
-from api.composition import tool_limits
+from api.composition import build_toolbox, tool_limits
 from api.diagnoser import build_diagnoser
 from api.settings import Settings
 from bench.load import DEMO_QUESTION, RunTiming, chat_run, client, closed_loop
@@ -33,8 +33,6 @@ from persistence import tables
 from persistence.db import make_engine
 from tests.support.live_server import live_server
 from tools.demo_world import DEMO_WORLD_DIR
-from tools.evidence_store import EvidenceCache
-from tools.toolbox import Toolbox
 from tools.world import load_world
 
 Frames = Sequence[tuple[str, str]]
@@ -175,8 +173,7 @@ async def batched_writes(database_url: str, rows: RunRows, *, concurrency: int, 
 async def graph_in_process(settings: Settings, *, concurrency: int, total: int) -> float:
     """Seconds per run of the real graph on the demo world, no HTTP, no database, silent observer."""
     world = load_world(settings.world_dir or DEMO_WORLD_DIR)
-    cache = EvidenceCache(ttl_s=settings.backends.cache_ttl_s, capacity=settings.backends.cache_capacity)
-    diagnoser = build_diagnoser(settings, Toolbox(world_sources(world), tool_limits(settings), cache))
+    diagnoser = build_diagnoser(settings, build_toolbox(world_sources(world), tool_limits(settings)))
 
     async def one(index: int) -> RunTiming:
         request = RunRequest(run_id=f"inproc-{index}", session_id="inproc", query=DEMO_QUESTION)
