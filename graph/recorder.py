@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from graph.nodes import NodeId
 from tools.base import Evidence
 
 TRACE_VERSION = 1
@@ -28,15 +29,15 @@ CANCELLED = "CANCELLED"
 
 # The status code a node reports when it starts (api words and bounds them for clients).
 NODE_STATUS: Mapping[str, str] = {
-    "router": "ROUTING",
-    "planner": "PLANNING",
-    "executors": "COLLECTING_EVIDENCE",
-    "diagnose": "DIAGNOSING",
-    "evidence_guard": "VERIFYING",
-    "semantic_guard": "VERIFYING",
-    "repair": "REPAIRING",
-    "composer": "COMPOSING",
-    "fallback": "COMPOSING",
+    NodeId.ROUTER: "ROUTING",
+    NodeId.PLANNER: "PLANNING",
+    NodeId.EXECUTORS: "COLLECTING_EVIDENCE",
+    NodeId.DIAGNOSE: "DIAGNOSING",
+    NodeId.EVIDENCE_GUARD: "VERIFYING",
+    NodeId.SEMANTIC_GUARD: "VERIFYING",
+    NodeId.REPAIR: "REPAIRING",
+    NodeId.COMPOSER: "COMPOSING",
+    NodeId.FALLBACK: "COMPOSING",
 }
 
 

@@ -2,7 +2,8 @@
 
 diagram.js lays the graph out by hand; this test reads its NODES, EDGES and BUDGET_EXITS tables and
 compares them with the compiled graph, so a node or edge added to graph/build.py without being drawn
-(or a drawn edge the graph no longer has) fails here rather than on the trace page.
+(or a drawn edge the graph no longer has) fails here rather than on the trace page. The graph's nodes
+are also the registered `NodeId`s, and each reports a status code when it starts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from langgraph.graph import END, START
 
 from graph.build import build_graph
 from graph.nodes import NodeId
+from graph.recorder import NODE_STATUS
 
 DIAGRAM = Path(__file__).resolve().parents[3] / "frontend" / "diagram.js"
 
@@ -67,3 +69,7 @@ def test_parser_reads_the_tables_it_compares() -> None:
     # Guards the test itself: a reformatted diagram.js must not make both sides empty.
     nodes, edges = _drawn()
     assert "planner" in nodes and ("executors", "planner") in edges and ("repair", "fallback") in edges
+
+
+def test_every_node_reports_a_status_when_it_starts() -> None:
+    assert set(NODE_STATUS) == set(NodeId)
