@@ -1,6 +1,7 @@
 """planner entry: discovery first, then targeted calls after discovery, or the calls a repair asked for.
 
-It also joins the three executor lanes: after the last round it plans nothing and the run moves on.
+It is also the join of the executor lanes (`graph.nodes.JOIN_LANES`): every lane of a round returns
+here, and after the last round it plans nothing and the run moves on to diagnose.
 """
 
 from __future__ import annotations
