@@ -10,8 +10,9 @@ from pydantic import BaseModel
 
 from api.cli import load_settings
 from api.composition import tool_limits
-from api.diagnoser import graph_budgets
+from api.diagnoser import graph_budgets, model_config
 from api.settings import BackendSettings, Settings
+from graph.analysts.llm.model import ModelConfig
 from graph.context import GraphBudgets
 from tools.limits import ToolLimits
 
@@ -82,3 +83,10 @@ def _doubled(value: object) -> object:
         return value * 2
     assert isinstance(value, Mapping)
     return {key: f"{text} * 2" for key, text in value.items()}
+
+
+def test_model_config_defaults_match_the_model_settings() -> None:
+    # ModelConfig sits beside the LangChain client (a 4 s import that settings must not pay), so its
+    # defaults are mirrored, not shared: this guard keeps the mirror true.
+    settings = Settings(model={"base_url": "http://model.test/v1", "name": "m"})
+    assert model_config(settings) == ModelConfig(base_url="http://model.test/v1", model="m")
