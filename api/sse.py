@@ -9,6 +9,7 @@ AIOps (legacy `message` frames): metadata → content* → done | error.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -19,6 +20,7 @@ from api.run_lifecycle import Answer, Done, Failure, Part, RunEvent, Status
 from api.shutdown import SHUTDOWN_CODE, SHUTDOWN_MESSAGE
 
 OUTCOMES = frozenset({"SUCCESS", "FALLBACK", "FAILED"})
+log = logging.getLogger("superbiz.sse")
 PROTOCOL_VIOLATION = {"code": "PROTOCOL_ERROR", "message": "The response could not be completed."}
 
 # Fixed safe messages: the only status text a client ever sees (the graph reports codes).
@@ -112,6 +114,7 @@ class ChatProtocol:
         try:
             return self._render(event)
         except ProtocolViolation:
+            log.exception("a run produced an out-of-protocol event")
             return self.fail_closed()
 
     def _render(self, event: RunEvent) -> list[ServerSentEvent]:
