@@ -1,6 +1,6 @@
 """Dependency aliases that hand routes what the composition root built; tests override them.
 
-Each route depends on the parts it uses (`RunStoreDep`, `SettingsDep`, ...), not on all of `Services`.
+Each route depends on the parts it uses (`RunStoreDep`, `ChatFlowDep`, ...), not on all of `Services`.
 `OwnedSession`, `OwnedRun` and `OwnedFeedback` apply the session-ownership rule, written once in `_owned`.
 They are `async def` although most never await: FastAPI runs a plain `def` dependency in a worker
 thread, which under load meant up to 40 extra threads and a thread hop per request.
@@ -12,12 +12,15 @@ from typing import Annotated, NamedTuple, Protocol
 
 from fastapi import Depends, Path, Query, Request
 
+from api.aiops_flow import AiOpsFlow
 from api.auth import TokenTable
+from api.chat_flow import ChatFlow
 from api.composition import Services
 from api.errors import NotFound, Unauthorized
 from api.metrics import ServiceMetrics
+from api.run_stream import StreamGate
 from api.schemas import RUN_ID_PATTERN, SESSION_ID_PATTERN, FeedbackRequest, NoControlCharacters
-from api.settings import Settings
+from api.settings import ChatLimits, Settings
 from persistence.records import SessionInfo
 from persistence.runs import RunStore
 
@@ -58,7 +61,34 @@ async def get_readiness(services: ServicesDep) -> Readiness:
     return services
 
 
+async def get_chat_flow(services: ServicesDep) -> ChatFlow:
+    return services.chat
+
+
+async def get_aiops_flow(services: ServicesDep) -> AiOpsFlow:
+    return services.aiops
+
+
+async def get_chat_limits(services: ServicesDep) -> ChatLimits:
+    return services.settings.chat
+
+
+async def get_stream_gate(services: ServicesDep) -> StreamGate:
+    limits = services.settings.chat
+    return StreamGate(
+        admission=services.admission,
+        lifecycle=services.chat.lifecycle,
+        metrics=services.metrics,
+        send_timeout_s=limits.sse_send_timeout_s,
+        shutdown_grace_s=limits.shutdown_grace_s,
+    )
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+ChatLimitsDep = Annotated[ChatLimits, Depends(get_chat_limits)]
+ChatFlowDep = Annotated[ChatFlow, Depends(get_chat_flow)]
+AiOpsFlowDep = Annotated[AiOpsFlow, Depends(get_aiops_flow)]
+StreamGateDep = Annotated[StreamGate, Depends(get_stream_gate)]
 RunStoreDep = Annotated[RunStore, Depends(get_run_store)]
 TokensDep = Annotated[TokenTable, Depends(get_tokens)]
 MetricsDep = Annotated[ServiceMetrics, Depends(get_metrics)]

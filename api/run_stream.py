@@ -10,20 +10,19 @@ from __future__ import annotations
 import dataclasses
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from sse_starlette.sse import SendTimeoutError
 from starlette.types import Receive, Scope, Send
 
-from api.admission import Permit
+from api.admission import Admission, Permit
 from api.errors import ApiError, DatabaseUnavailable, Unavailable, database_outage
 from api.keep_alive import keep_alive, next_or_idle
-from api.run_lifecycle import SHUTDOWN, WAKE, Failure, OpenedRun, Run, RunEvent, end_reason
+from api.metrics import ServiceMetrics
+from api.run_lifecycle import SHUTDOWN, WAKE, Failure, OpenedRun, Run, RunEvent, RunLifecycle, end_reason
 from api.shutdown import StreamShutdown
-
-if TYPE_CHECKING:  # composition imports the flows this module streams: no import cycle at run time
-    from api.composition import Services
 
 log = logging.getLogger("superbiz.sse")
 
@@ -73,15 +72,27 @@ async def run_frames(
             await run.wait(cancel_grace_s)  # the graph unwinding, then the run's terminal write
 
 
+@dataclass(frozen=True, slots=True)
+class StreamGate:
+    """What a streaming route needs besides its flow: admission, the terminal-write backlog, the
+    stream metrics and the send bounds (`deps.StreamGateDep` hands it out)."""
+
+    admission: Admission
+    lifecycle: RunLifecycle
+    metrics: ServiceMetrics
+    send_timeout_s: float
+    shutdown_grace_s: float
+
+
 async def admit_and_open(
-    services: Services, open_run: Callable[[], Awaitable[OpenedRun]]
+    gate: StreamGate, open_run: Callable[[], Awaitable[OpenedRun]]
 ) -> tuple[OpenedRun, Permit]:
     """Take a worker slot (503 when none is free, or when terminal writes are backlogged: a slow
     database), then open the run; nothing is left held on failure. The run frees the slot when its
     work stops; the response frees it at the latest when it ends (`AdmittedEventSourceResponse`)."""
-    permit = None if services.chat.lifecycle.backlogged else services.admission.try_acquire()
+    permit = None if gate.lifecycle.backlogged else gate.admission.try_acquire()
     if permit is None:
-        services.metrics.admission_rejections.inc()
+        gate.metrics.admission_rejections.inc()
         raise Unavailable()
     try:
         opened = await open_run()
@@ -105,17 +116,17 @@ def run_headers(opened: OpenedRun) -> dict[str, str]:
 
 
 def streaming_response(
-    services: Services,
+    gate: StreamGate,
     permit: Permit,
     opened: OpenedRun,
     frames: AsyncIterator[ServerSentEvent],
     shutdown: StreamShutdown,
 ) -> AdmittedEventSourceResponse:
     """The SSE response of an admitted run: counted as an open stream, its permit released at the end."""
-    services.metrics.active_streams.inc()
+    gate.metrics.active_streams.inc()
 
     def close() -> None:
-        services.metrics.active_streams.dec()
+        gate.metrics.active_streams.dec()
         permit.release()
 
     # ping=0: the frames send their own keep-alives when idle (`next_or_idle`). On server shutdown
@@ -124,9 +135,9 @@ def streaming_response(
         frames,
         on_close=close,
         ping=0,
-        send_timeout=services.settings.chat.sse_send_timeout_s,
+        send_timeout=gate.send_timeout_s,
         shutdown_event=shutdown,
-        shutdown_grace_period=services.settings.chat.shutdown_grace_s,
+        shutdown_grace_period=gate.shutdown_grace_s,
     )
     response.headers.update(run_headers(opened))
     return response

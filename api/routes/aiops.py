@@ -9,7 +9,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 
-from api.deps import PrincipalDep, ServicesDep
+from api.deps import AiOpsFlowDep, ChatLimitsDep, PrincipalDep, StreamGateDep
 from api.run_stream import admit_and_open, run_frames, streaming_response
 from api.schemas import AiOpsRequest
 from api.shutdown import StreamShutdown
@@ -43,26 +43,27 @@ async def _body(request: Request) -> AiOpsRequest:
         }
     },
 )
-async def ai_ops(request: Request, services: ServicesDep, principal: PrincipalDep) -> EventSourceResponse:
+async def ai_ops(
+    request: Request, flow: AiOpsFlowDep, gate: StreamGateDep, limits: ChatLimitsDep, principal: PrincipalDep
+) -> EventSourceResponse:
     """Body optional: `{sessionId?, services?, instruction?}`."""
     body = await _body(request)
     opened, permit = await admit_and_open(
-        services,
-        lambda: services.aiops.open(
+        gate,
+        lambda: flow.open(
             session_id=body.session_id,
             instruction=body.instruction,
             services=body.services,
             principal=principal,
         ),
     )
-    limits = services.settings.chat
     shutdown = StreamShutdown()
     frames = run_frames(
         opened,
-        services.aiops.start,
+        flow.start,
         AiOpsProtocol(),
         cancel_grace_s=limits.cancel_grace_s,
         ping_s=limits.sse_ping_s,
         shutdown=shutdown,
     )
-    return streaming_response(services, permit, opened, frames, shutdown)
+    return streaming_response(gate, permit, opened, frames, shutdown)

@@ -7,7 +7,7 @@ import logging
 from fastapi import APIRouter
 from sse_starlette import EventSourceResponse
 
-from api.deps import PrincipalDep, ServicesDep
+from api.deps import ChatFlowDep, ChatLimitsDep, PrincipalDep, StreamGateDep
 from api.errors import QueryTooLong
 from api.run_stream import admit_and_open, run_frames, streaming_response
 from api.schemas import ChatRequest
@@ -23,22 +23,22 @@ router = APIRouter(tags=["chat"])
     response_class=EventSourceResponse,
     responses={200: {"content": {"text/event-stream": {}}}, 503: {"description": "busy"}},
 )
-async def chat(body: ChatRequest, services: ServicesDep, principal: PrincipalDep) -> EventSourceResponse:
+async def chat(
+    body: ChatRequest, flow: ChatFlowDep, gate: StreamGateDep, limits: ChatLimitsDep, principal: PrincipalDep
+) -> EventSourceResponse:
     """Stream one diagnosis run: metadata, statuses, one content or failure, done."""
-    limits = services.settings.chat
     if len(body.query) > limits.max_query_chars:
         raise QueryTooLong()
     opened, permit = await admit_and_open(
-        services,
-        lambda: services.chat.open(session_id=body.session_id, query=body.query, principal=principal),
+        gate, lambda: flow.open(session_id=body.session_id, query=body.query, principal=principal)
     )
     shutdown = StreamShutdown()
     frames = run_frames(
         opened,
-        services.chat.start,
+        flow.start,
         ChatProtocol(),
         cancel_grace_s=limits.cancel_grace_s,
         ping_s=limits.sse_ping_s,
         shutdown=shutdown,
     )
-    return streaming_response(services, permit, opened, frames, shutdown)
+    return streaming_response(gate, permit, opened, frames, shutdown)
