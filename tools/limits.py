@@ -1,7 +1,7 @@
 """The bounds every evidence tool call obeys, as plain values (tools never import api settings).
 
-The composition root maps the settings block onto it:
-`ToolLimits.from_mapping(settings.backends.model_dump(exclude={"sql_datasources"}))`.
+The one definition of their defaults: `api.settings.BackendSettings` reads them from here, and the
+composition root maps the settings block back onto it (`api.composition.tool_limits`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def _default_metric_templates() -> dict[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class ToolLimits:
-    """Mirror of `api.settings.BackendSettings` without the datasource secrets; same defaults."""
+    """The tool bounds; `BackendSettings` adds the datasources and takes these defaults."""
 
     tool_timeout_s: float = 10.0
     max_result_bytes: int = 65_536
