@@ -1,0 +1,208 @@
+"""Who a label set is about: its identity, from the labels real systems use, and PromQL matchers for it.
+
+One definition (`IdentityLabels`) of which labels name a system, in priority order; `api.settings`
+takes its defaults from here (`SUPERBIZ_BACKENDS__IDENTITY_LABELS`, `..._RESOURCE_LABELS`).
+Real exporters rarely set `service`: node, postgres, redis and mysqld series carry `job` and
+`instance` only (plus `mountpoint`/`device`, `datname`, ...), and community alert rules that
+aggregate `by (instance)` carry no `job` at all. So:
+
+- the **primary identity** is the first label of the ordered list that is present. `namespace` is a
+  scope: it pairs with the first workload label after it (`deployment`, `statefulset`, `pod`, whose
+  workload is the pod name without its ReplicaSet hash and pod suffix) and with `container`;
+- the **qualifiers** are what an SRE needs to find the thing: `instance` (when it is not already
+  the primary) and the resource labels (`datname`, `mountpoint`, `device`, `queue`, `topic`).
+
+`Identity.text` reads `job=node instance=db1:9100 mountpoint=/data`; `Identity.name` is the short
+name (`checkout`, `db1:9100`). An empty identity (no label of the list) is still an identity: alert
+grouping then falls back to alertname and instance, never drops the alert.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+Pair = tuple[str, str]
+
+DEFAULT_IDENTITY_LABELS: tuple[str, ...] = (
+    "service",
+    "app_kubernetes_io_name",
+    "app",
+    "job",
+    "namespace",
+    "deployment",
+    "statefulset",
+    "pod",
+    "container",
+    "instance",
+)
+DEFAULT_RESOURCE_LABELS: tuple[str, ...] = ("datname", "mountpoint", "device", "queue", "topic")
+
+_WORKLOAD_LABELS = ("deployment", "statefulset", "pod")
+_SCOPE_LABEL = "namespace"
+_CONTAINER_LABEL = "container"
+INSTANCE_LABEL = "instance"
+
+# Kubernetes pod names: <workload>-<pod-template-hash>-<5 chars> (Deployments), <workload>-<5 chars>
+# (DaemonSets, Jobs) or <workload>-<ordinal> (StatefulSets). A hash or suffix must hold a digit,
+# so "cache-redis" is never cut to "cache".
+_DEPLOYMENT_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-(?=[a-z0-9]*\d)[a-z0-9]{5,10}-[a-z0-9]{5}$")
+_SUFFIX_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-(?=[a-z0-9]*\d)[a-z0-9]{5}$")
+_STATEFUL_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-\d{1,3}$")
+_LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+@dataclass(frozen=True, slots=True)
+class IdentityLabels:
+    """The identity labels in priority order and the resource labels that qualify an identity."""
+
+    labels: tuple[str, ...] = DEFAULT_IDENTITY_LABELS
+    resources: tuple[str, ...] = DEFAULT_RESOURCE_LABELS
+
+    def __post_init__(self) -> None:
+        for name in (*self.labels, *self.resources):
+            if not _LABEL_NAME.match(name):
+                raise ValueError(f"not a Prometheus label name: {name!r}")
+
+    @property
+    def name_labels(self) -> tuple[str, ...]:
+        """The labels whose value alone names a system (a question's "service" may be any of them)."""
+        return tuple(n for n in self.labels if n not in (_SCOPE_LABEL, _CONTAINER_LABEL))
+
+
+DEFAULT_IDENTITY = IdentityLabels()
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """A label set's identity: the primary pairs, then the qualifier pairs."""
+
+    primary: tuple[Pair, ...] = ()
+    qualifiers: tuple[Pair, ...] = ()
+    name: str | None = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.primary and not self.qualifiers
+
+    @property
+    def key(self) -> tuple[Pair, ...]:
+        """What groups label sets about the same system (the primary pairs only)."""
+        return self.primary
+
+    @property
+    def instance(self) -> str | None:
+        return next((v for k, v in (*self.primary, *self.qualifiers) if k == INSTANCE_LABEL), None)
+
+    @property
+    def text(self) -> str:
+        """`job=node instance=db1:9100 mountpoint=/data` (empty string for an empty identity)."""
+        return " ".join(f"{k}={v}" for k, v in (*self.primary, *self.qualifiers))
+
+    def pairs(self) -> dict[str, str]:
+        return dict((*self.primary, *self.qualifiers))
+
+
+def workload_of_pod(pod: str) -> str | None:
+    """The workload a pod name belongs to (`checkout-7d9f8b6c5d-x2x7k` -> `checkout`), or None."""
+    pod = pod.strip()
+    for pattern in (_DEPLOYMENT_POD, _SUFFIX_POD, _STATEFUL_POD):
+        match = pattern.match(pod)
+        if match:
+            return match.group("workload")
+    return None
+
+
+def _value(labels: Mapping[str, object], key: str) -> str | None:
+    value = labels.get(key)
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    return None
+
+
+def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_IDENTITY) -> Identity:
+    """The identity of one label set (see the module docstring for the rules)."""
+    primary: list[Pair] = []
+    name: str | None = None
+    order = config.labels
+    for index, key in enumerate(order):
+        value = _value(labels, key)
+        if value is None:
+            continue
+        if key == _SCOPE_LABEL:
+            primary.append((key, value))
+            name = value
+            later = order[index + 1 :]
+            workload = next((w for w in later if w in _WORKLOAD_LABELS and _value(labels, w)), None)
+            if workload is not None:
+                wvalue = _value(labels, workload) or ""
+                primary.append((workload, wvalue))
+                name = (workload_of_pod(wvalue) or wvalue) if workload == "pod" else wvalue
+            if _CONTAINER_LABEL in later and (container := _value(labels, _CONTAINER_LABEL)):
+                primary.append((_CONTAINER_LABEL, container))
+        else:
+            primary.append((key, value))
+            name = (workload_of_pod(value) or value) if key == "pod" else value
+        break
+    keys = {k for k, _ in primary}
+    qualifiers: list[Pair] = []
+    if INSTANCE_LABEL in order and INSTANCE_LABEL not in keys:
+        instance = _value(labels, INSTANCE_LABEL)
+        if instance is not None:
+            qualifiers.append((INSTANCE_LABEL, instance))
+    for key in config.resources:
+        value = _value(labels, key)
+        if value is not None and key not in keys:
+            qualifiers.append((key, value))
+    return Identity(tuple(primary), tuple(qualifiers), name)
+
+
+def name_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_IDENTITY) -> str | None:
+    """The short name of a label set's system (`checkout`, `node`, `db1:9100`), or None."""
+    return identity_of(labels, config).name
+
+
+def _quote(value: str) -> str:
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def _regex(literal: str, suffix: str) -> str:
+    """A quoted RE2 pattern: `literal` matched exactly, then `suffix` (a pattern)."""
+    return _quote(re.escape(literal) + suffix)
+
+
+def matcher(key: str, value: str) -> str:
+    """One PromQL label matcher for an identity pair (a pod matches its workload's pods)."""
+    if key == "pod":
+        workload = workload_of_pod(value)
+        if workload is not None:
+            return f"pod=~{_regex(workload, '-.+')}"
+    return f"{key}={_quote(value)}"
+
+
+def selector(identity: Identity, *, qualified: bool = True) -> str:
+    """`{job="node",instance="db1:9100",mountpoint="/data"}` for one identity (`{}` when empty)."""
+    pairs: Iterable[Pair] = (*identity.primary, *identity.qualifiers) if qualified else identity.primary
+    return "{" + ",".join(matcher(k, v) for k, v in pairs) + "}"
+
+
+def selectors_for_name(name: str, config: IdentityLabels = DEFAULT_IDENTITY) -> tuple[str, ...]:
+    """Selectors matching a bare name under any identity label (OR them: several `match[]`, or `or`).
+
+    `list_metrics {"service": "node"}` must find the node exporter's series, which carry
+    `job="node"`, never `service`. An instance-like name (`db1`, `db1:9100`) also matches `instance`
+    with or without its port. Each selector is one alternative; Prometheus 2 has no OR inside braces.
+    """
+    name = name.strip()
+    if not name:
+        return ()
+    out: list[str] = []
+    for key in config.name_labels:
+        if key == "pod":
+            out.append(f"{{pod=~{_regex(name, '-.+')}}}")
+        elif key == INSTANCE_LABEL:
+            out.append(f"{{instance=~{_regex(name, '(:[0-9]+)?')}}}")
+        else:
+            out.append("{" + f"{key}={_quote(name)}" + "}")
+    return tuple(dict.fromkeys(out))
