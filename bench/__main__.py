@@ -30,6 +30,7 @@ from bench import (
     model_economy,
     orchestration,
     parallel_evidence,
+    prometheus_scale,
     scale_out,
 )
 from bench.figures import ItemResult
@@ -47,6 +48,7 @@ ITEMS: dict[str, Item] = {
     "scale_out": scale_out.run,
     "model_economy": model_economy.run,
     "disconnect_load": disconnect_load.run,
+    "prometheus_scale": prometheus_scale.run,
 }
 DEFAULT_PG = "postgresql+psycopg://postgres@127.0.0.1:5432/postgres"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"

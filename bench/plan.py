@@ -23,6 +23,8 @@ class Sizes:
     scale_out_runs: int
     scale_out_concurrency: int
     economy_runs: int
+    prometheus_series: tuple[int, int, int]  # backfilled TSDB sizes, smallest first
+    prometheus_repeats: int
 
 
 FULL = Sizes(
@@ -38,6 +40,8 @@ FULL = Sizes(
     scale_out_runs=320,
     scale_out_concurrency=16,
     economy_runs=3,
+    prometheus_series=(10_000, 100_000, 500_000),
+    prometheus_repeats=3,
 )
 
 QUICK = Sizes(
@@ -53,6 +57,8 @@ QUICK = Sizes(
     scale_out_runs=16,
     scale_out_concurrency=8,
     economy_runs=1,
+    prometheus_series=(1_000, 5_000, 20_000),
+    prometheus_repeats=1,
 )
 
 

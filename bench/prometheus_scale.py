@@ -1,0 +1,260 @@
+"""Item: discovery and a whole diagnosis against real Prometheus TSDBs of growing size (issue 20, item 7).
+
+Each size is backfilled with promtool (`bench/tsdb.py`) and served by a real Prometheus whose alert
+rule fires on one host's filesystem. The service's own Prometheus client and toolbox, on default
+settings, then run (1) every metrics/alerts discovery tool of the catalog and (2) one whole
+diagnosis through the in-process diagnoser. Bytes are counted where the HTTP client reads them
+(a wrapping transport), so they are what crossed the wire, capped or not.
+"""
+
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from api.backends import build_sources
+from api.composition import build_toolbox, tool_limits
+from api.diagnoser import build_diagnoser
+from api.settings import Settings
+from bench.figures import ItemResult, Target
+from bench.openmetrics import ALERT_RULE
+from bench.plan import BenchContext
+from bench.tsdb import Backfill, available, backfill, prometheus_on
+from graph.runner import RunRequest
+from tools.base import Evidence, EvidenceSource
+from tools.evidence_store import RunEvidence
+from tools.toolbox.catalog import DISCOVERY_TOOLS, TOOLS_BY_NAME
+
+QUESTION = f"Why is {ALERT_RULE} firing?"
+RATIO_TARGET = Target("<=", 1.3)
+NO_CAPS = Target("<=", 0)
+_DISCOVERY_SOURCES = (EvidenceSource.METRICS, EvidenceSource.ALERTS)
+# A call "hit a cap" when it was cut (truncated) or refused for its size (the raw byte cap's error).
+_CAP_WORDS = ("cap", "exceeded", "too large", "too many")
+
+
+class _CountedStream(httpx.AsyncByteStream):
+    def __init__(self, inner: httpx.AsyncByteStream, meter: ByteMeter) -> None:
+        self._inner, self._meter = inner, meter
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._meter.bytes += len(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+@dataclass(slots=True)
+class ByteMeter(httpx.AsyncBaseTransport):
+    """The service's HTTP transport, counting the response bytes the client reads and the requests."""
+
+    inner: httpx.AsyncBaseTransport = field(default_factory=httpx.AsyncHTTPTransport)
+    bytes: int = 0
+    requests: int = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        response = await self.inner.handle_async_request(request)
+        self.requests += 1
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        response.stream = _CountedStream(response.stream, self)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class Cost:
+    """What one measured piece of work cost: bytes read from Prometheus, wall time, calls, caps."""
+
+    bytes: int
+    seconds: float
+    requests: int
+    calls: int
+    capped: tuple[str, ...]  # "tool: STATUS summary" of each call that hit a cap
+
+
+@dataclass(frozen=True, slots=True)
+class SizeRow:
+    series: int
+    backfill: Backfill
+    discovery: Cost
+    diagnosis: Cost
+    outcome: str
+
+
+class _ToolLog:
+    """A run observer keeping each tool call's evidence."""
+
+    def __init__(self) -> None:
+        self.evidence: list[Evidence] = []
+
+    async def on_status(self, code: str) -> None:
+        return None
+
+    async def on_node(self, node: str, status: str, duration_ms: float, summary: str) -> None:
+        return None
+
+    async def on_tool(self, evidence: Evidence, args: Mapping[str, Any]) -> None:
+        self.evidence.append(evidence)
+
+
+def hit_cap(evidence: Evidence) -> bool:
+    summary = evidence.summary.lower()
+    return evidence.truncated or (not evidence.status.succeeded and any(w in summary for w in _CAP_WORDS))
+
+
+def _capped(evidence: Sequence[Evidence]) -> tuple[str, ...]:
+    return tuple(f"{e.tool}: {e.status.value} {e.summary[:120]}" for e in evidence if hit_cap(e))
+
+
+def discovery_tools() -> list[str]:
+    """The catalog's discovery tools over metrics and alerts (whatever the tree declares now)."""
+    return sorted(n for n in DISCOVERY_TOOLS if TOOLS_BY_NAME[n].source in _DISCOVERY_SOURCES)
+
+
+async def measure_once(url: str) -> tuple[Cost, Cost, str]:
+    """Discovery, then one diagnosis, each with a fresh client, toolbox and cache (default settings)."""
+    settings = Settings(prometheus_url=url)
+    discovery = await _discovery(settings)
+    diagnosis, outcome = await _diagnosis(settings)
+    return discovery, diagnosis, outcome
+
+
+async def _discovery(settings: Settings) -> Cost:
+    meter = ByteMeter()
+    async with httpx.AsyncClient(transport=meter, timeout=settings.backends.tool_timeout_s) as http:
+        toolbox = build_toolbox(build_sources(settings, http, cases=None), tool_limits(settings))
+        run = RunEvidence(budget_bytes=1 << 30)
+        started = time.perf_counter()
+        found = [await toolbox.call(tool, {}, run) for tool in discovery_tools()]
+        seconds = time.perf_counter() - started
+    return Cost(meter.bytes, seconds, meter.requests, len(found), _capped(found))
+
+
+async def _diagnosis(settings: Settings) -> tuple[Cost, str]:
+    meter = ByteMeter()
+    log = _ToolLog()
+    async with httpx.AsyncClient(transport=meter, timeout=settings.backends.tool_timeout_s) as http:
+        toolbox = build_toolbox(build_sources(settings, http, cases=None), tool_limits(settings))
+        diagnoser = build_diagnoser(settings, toolbox, use_model=False)
+        request = RunRequest(run_id="scale", session_id="scale", query=QUESTION)
+        started = time.perf_counter()
+        result = await diagnoser.start(request, observer=log).result()
+        seconds = time.perf_counter() - started
+    cost = Cost(meter.bytes, seconds, meter.requests, len(log.evidence), _capped(log.evidence))
+    return cost, result.outcome
+
+
+def _median_cost(costs: Sequence[Cost]) -> Cost:
+    """Median wall time; bytes, calls and caps of the first (they repeat with the data)."""
+    first = costs[0]
+    return Cost(first.bytes, statistics.median(c.seconds for c in costs), first.requests, first.calls,
+                first.capped)  # fmt: skip
+
+
+async def measure_size(series: int, folder: Path, repeats: int) -> SizeRow:
+    tsdb = backfill(folder, series=series)
+    async with prometheus_on(tsdb) as url:
+        await measure_once(url)  # warm Prometheus's caches and this process's imports, as a served app is
+        runs = [await measure_once(url) for _ in range(repeats)]
+    return SizeRow(
+        series=tsdb.series,
+        backfill=tsdb,
+        discovery=_median_cost([r[0] for r in runs]),
+        diagnosis=_median_cost([r[1] for r in runs]),
+        outcome=runs[0][2],
+    )
+
+
+async def measure_sizes(sizes: Sequence[int], repeats: int) -> list[SizeRow]:
+    rows = []
+    for series in sizes:
+        with tempfile.TemporaryDirectory(prefix="superbiz-bench-tsdb-") as folder:
+            rows.append(await measure_size(series, Path(folder), repeats))
+    return rows
+
+
+def size_table(rows: Sequence[SizeRow]) -> str:
+    """One Markdown row per size: what making the TSDB cost and what discovery and a diagnosis read."""
+    lines = [
+        "| series | generate s | backfill s | TSDB MB | discovery KB | discovery s | diagnosis KB "
+        "| diagnosis s | diagnosis calls | capped calls | outcome |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for row in rows:
+        b, d, g = row.backfill, row.discovery, row.diagnosis
+        lines.append(
+            f"| {row.series:,} | {b.generate_s:.1f} | {b.backfill_s:.1f} | {b.tsdb_bytes / 1e6:.1f} "
+            f"| {d.bytes / 1e3:,.1f} | {d.seconds:.3f} | {g.bytes / 1e3:,.1f} | {g.seconds:.3f} "
+            f"| {g.calls} | {len(d.capped) + len(g.capped)} | {row.outcome} |"
+        )
+    return "\n".join(lines)
+
+
+def _ratio(large: float, small: float) -> float:
+    return large / small if small > 0 else float("nan")
+
+
+def judge(result: ItemResult, rows: Sequence[SizeRow]) -> None:
+    """Largest / smallest size against the 1.3x target, and the caps hit at any size."""
+    small, large = rows[0], rows[-1]
+    tag = f"{large.series // 1000}k/{small.series // 1000}k" if small.series >= 1000 else "largest/smallest"
+    for part in ("discovery", "diagnosis"):
+        a, b = getattr(large, part), getattr(small, part)
+        result.add(f"{part} bytes read {tag}", _ratio(a.bytes, b.bytes), "x", RATIO_TARGET)
+        result.add(f"{part} wall time {tag}", _ratio(a.seconds, b.seconds), "x", RATIO_TARGET)
+    for row in rows:
+        result.add(f"{row.series:,} series: discovery / diagnosis bytes", row.discovery.bytes, "B")
+        result.add(f"{row.series:,} series: diagnosis wall time", row.diagnosis.seconds, "s")
+    capped = sum(len(r.discovery.capped) + len(r.diagnosis.capped) for r in rows)
+    result.add("calls that hit a cap (every size, default settings)", capped, "calls", NO_CAPS)
+
+
+async def run(ctx: BenchContext) -> ItemResult:
+    result = ItemResult("prometheus_scale", "Discovery and a diagnosis on backfilled Prometheus TSDBs")
+    missing = available()
+    if missing is not None:
+        result.error = missing
+        return result
+    rows = await measure_sizes(ctx.sizes.prometheus_series, ctx.sizes.prometheus_repeats)
+    table = size_table(rows)
+    print(
+        f"\nprometheus_scale: {QUESTION!r}, discovery tools {', '.join(discovery_tools())}\n{table}\n",
+        flush=True,
+    )
+    judge(result, rows)
+    result.details = {
+        "table": table,
+        "discovery_tools": discovery_tools(),
+        "rows": [_row_json(row) for row in rows],
+    }
+    return result
+
+
+def _row_json(row: SizeRow) -> dict[str, Any]:
+    b = row.backfill
+    return {
+        "series": row.series,
+        "generate_s": round(b.generate_s, 2),
+        "backfill_s": round(b.backfill_s, 2),
+        "openmetrics_bytes": b.openmetrics_bytes,
+        "tsdb_bytes": b.tsdb_bytes,
+        "discovery": _cost_json(row.discovery),
+        "diagnosis": _cost_json(row.diagnosis),
+        "outcome": row.outcome,
+    }
+
+
+def _cost_json(cost: Cost) -> dict[str, Any]:
+    return {"bytes": cost.bytes, "seconds": round(cost.seconds, 4), "requests": cost.requests,
+            "calls": cost.calls, "capped": list(cost.capped)}  # fmt: skip
