@@ -71,7 +71,7 @@ def build_sources(settings: Settings, http: httpx.AsyncClient, *, cases: CaseSou
 def _real_sources(settings: Settings, http: httpx.AsyncClient, cases: CaseSource | None) -> Sources:
     bounds = settings.backends
     # The raw response may be larger than the bounded evidence made from it, but never unbounded.
-    max_bytes, timeout_s = bounds.max_result_bytes * 4, bounds.tool_timeout_s
+    max_bytes, timeout_s = bounds.max_raw_response_bytes, bounds.tool_timeout_s
     prometheus = (
         PrometheusClient(http, settings.prometheus_url, max_bytes=max_bytes, timeout_s=timeout_s)
         if settings.prometheus_url

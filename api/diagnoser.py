@@ -7,6 +7,7 @@ run; each run gets a fresh evidence store and meter.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 from api.settings import Settings
 from graph.analysts.base import Analyst
@@ -18,7 +19,7 @@ from graph.build import build_graph
 from graph.context import GraphBudgets
 from graph.recorder import RunObserver
 from graph.runner import DiagnosisRunner, GraphRun, RunParts, RunRequest
-from tools.digest import build_digest
+from tools.digest import DigestLimits, build_digest
 from tools.evidence_store import RunEvidence
 from tools.toolbox import Toolbox
 
@@ -40,7 +41,8 @@ class Diagnoser:
             forbidden_lines=PROMPT_LINES,  # the model's instructions, checked whichever analyst drafts
             toolbox=self.toolbox,
             evidence=RunEvidence(budget_bytes=self.evidence_budget_bytes, principal=request.principal),
-            digest=build_digest,
+            # Facts name systems by the configured identity labels, as the tools do.
+            digest=partial(build_digest, limits=DigestLimits(identity=self.toolbox.limits.identity)),
             budgets=self.budgets,
         )
         return self.runner.start(request, parts, observer)

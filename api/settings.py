@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.context import GraphBudgets
+from tools.identity import IdentityLabels
 from tools.limits import ToolLimits
 
 PositiveInt = Annotated[int, Field(gt=0)]
@@ -66,6 +67,9 @@ class BackendSettings(BaseModel):
 
     tool_timeout_s: PositiveFloat = _TOOL.tool_timeout_s
     max_result_bytes: PositiveInt = _TOOL.max_result_bytes
+    # The raw HTTP body cap of Prometheus, Alertmanager and Loki calls (its own setting: it is no
+    # longer derived from max_result_bytes).
+    max_raw_response_bytes: PositiveInt = _TOOL.max_raw_response_bytes
     max_summary_chars: PositiveInt = _TOOL.max_summary_chars
     max_rows: PositiveInt = _TOOL.max_rows
     max_series: PositiveInt = _TOOL.max_series
@@ -95,6 +99,20 @@ class BackendSettings(BaseModel):
     sql_lock_timeout_ms: PositiveInt = 2_000
     # signal -> PromQL template; `{service}` and `{window}` are substituted.
     metric_templates: dict[str, str] = Field(default_factory=lambda: dict(_TOOL.metric_templates))
+    # Labels that name a system, in priority order (service, app, job, namespace + workload,
+    # instance, ...), and resource labels that qualify it (mountpoint, datname, ...): `tools.identity`.
+    # A JSON list in the environment: SUPERBIZ_BACKENDS__IDENTITY_LABELS='["service","job","instance"]'.
+    identity_labels: Annotated[tuple[str, ...], Field(min_length=1)] = _TOOL.identity_labels
+    identity_resource_labels: tuple[str, ...] = _TOOL.identity_resource_labels
+    # Scrape jobs of the monitoring stack itself, never suspects unless a question names them:
+    # SUPERBIZ_BACKENDS__MONITORING_JOBS='["prometheus","alertmanager","pushgateway","grafana"]'.
+    monitoring_jobs: tuple[str, ...] = _TOOL.monitoring_jobs
+
+    @field_validator("identity_labels", "identity_resource_labels")
+    @classmethod
+    def _label_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        IdentityLabels(labels=value)  # raises ValueError naming the bad label
+        return value
 
 
 class ChatLimits(BaseModel):

@@ -88,6 +88,11 @@ class Alert:
     starts_at: datetime | None
     ends_at: datetime | None
     status: str  # firing | resolved | pending
+    # Alertmanager's suppression: a silenced or inhibited alert still fires, but someone muted it.
+    silenced: bool = False
+    inhibited: bool = False
+    silence_comment: str | None = None
+    silenced_until: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)

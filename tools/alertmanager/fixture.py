@@ -31,6 +31,10 @@ class AlertmanagerFixture:
                 starts_at=alert.starts_at,
                 ends_at=alert.ends_at,
                 status="firing",
+                silenced=alert.silenced,
+                inhibited=alert.inhibited,
+                silence_comment=alert.silence_comment,
+                silenced_until=alert.silenced_until,
             )
             for alert in active[:limit]
         ]

@@ -8,43 +8,70 @@ from typing import Any
 
 from pydantic import Field
 
-from tools.base import AlertsSource, EvidenceSource
+from tools.base import Alert, AlertsSource, EvidenceSource
 from tools.digest.labels import service_of
+from tools.identity import IdentityLabels, identity_of
 from tools.toolbox.args import Name, ToolArgs, mappings
 from tools.toolbox.spec import Answer, Found, ToolContext, ToolSpec, iso, require
 
 
 class ListAlertsArgs(ToolArgs):
-    service: Name | None = Field(default=None, description="only alerts with this service label")
+    service: Name | None = Field(
+        default=None,
+        description="only alerts about this system: a service, app, job, workload or instance name",
+    )
 
 
 async def list_alerts(ctx: ToolContext, args: ListAlertsArgs) -> Answer:
     source: AlertsSource = require(ctx.sources.alerts, "alerts")
     alerts = await source.active_alerts(limit=ctx.limits.max_alerts)
+    identity = ctx.limits.identity
     if args.service is not None:
-        alerts = [a for a in alerts if a.labels.get("service") == args.service]
-    items = [
-        {
-            "labels": dict(a.labels),
-            "annotations": dict(a.annotations),
-            "startsAt": iso(a.starts_at),
-            "endsAt": iso(a.ends_at),
-            "status": a.status,
-        }
-        for a in alerts
-    ]
-    names = Counter(f"{a.labels.get('alertname', '?')}@{a.labels.get('service', '?')}" for a in alerts)
+        alerts = [a for a in alerts if _about(a, args.service, identity)]
+    items = [_item(a, identity) for a in alerts]
+    names = Counter(
+        f"{a.labels.get('alertname', '?')}@{identity_of(a.labels, identity).name or '?'}" for a in alerts
+    )
     firing = sum(1 for a in alerts if a.status == "firing")
+    muted = sum(1 for a in alerts if a.silenced or a.inhibited)
     listed = ", ".join(f"{name} x{count}" for name, count in names.most_common())
-    scope = f" for service {args.service}" if args.service else ""
+    scope = f" for {args.service}" if args.service else ""
+    quiet = f", {muted} silenced or inhibited" if muted else ""
     return Answer(
         title=f"Active alerts{scope}",
-        summary=f"{len(items)} alerts ({firing} firing){scope}: {listed or 'none'}",
+        summary=f"{len(items)} alerts ({firing} firing{quiet}){scope}: {listed or 'none'}",
         data={"alerts": items, "total": len(items)},
         query={"service": args.service},
         empty=not items,
         truncated=len(alerts) >= ctx.limits.max_alerts,
     )
+
+
+def _about(alert: Alert, name: str, identity: IdentityLabels) -> bool:
+    """The alert is about `name` under any identity label (a bare instance matches with its port)."""
+    ident = identity_of(alert.labels, identity)
+    values = {v for _, v in (*ident.primary, *ident.qualifiers)}
+    instance = ident.instance or ""
+    return name in values or name == ident.name or instance.rsplit(":", 1)[0] == name
+
+
+def _item(alert: Alert, identity: IdentityLabels) -> dict[str, Any]:
+    """Every label and annotation, the identity an SRE reads, and Alertmanager's suppression."""
+    item: dict[str, Any] = {
+        "labels": dict(alert.labels),
+        "annotations": dict(alert.annotations),
+        "identity": identity_of(alert.labels, identity).text,
+        "startsAt": iso(alert.starts_at),
+        "endsAt": iso(alert.ends_at),
+        "status": alert.status,
+    }
+    if alert.silenced:
+        item["silenced"] = True
+        item["silenceComment"] = alert.silence_comment
+        item["silencedUntil"] = iso(alert.silenced_until)
+    if alert.inhibited:
+        item["inhibited"] = True
+    return item
 
 
 def alert_services(data: Mapping[str, Any]) -> Found:

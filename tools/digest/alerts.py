@@ -1,6 +1,10 @@
-"""Alert groups: alerts grouped by (alertname, service), keeping counts and the instances involved.
+"""Alert groups: alerts grouped by (alertname, identity), keeping counts and the instances involved.
 
-Nothing is de-duplicated away: three firing instances are one group of count 3 naming all three.
+The identity is `tools.identity`'s (service, app, job, workload, else the instance): a rule that
+aggregates `by (instance)` groups per instance. An alert with no identity label at all is grouped by
+alertname and instance, never dropped. Nothing is de-duplicated away: three firing instances of one
+service are one group of count 3 naming all three, and each keeps its own identity text
+(`job=node instance=db1:9100 mountpoint=/data`), its labels, annotations and Alertmanager state.
 """
 
 from __future__ import annotations
@@ -10,9 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from tools.digest.labels import clip, instance_of, iso_utc, parse_instant, service_of
+from tools.digest.labels import clip, instance_of, iso_utc, parse_instant
 from tools.digest.limits import DigestLimits
 from tools.facts import AlertGroup
+from tools.identity import identity_of
 
 _SEVERITY_RANK: Mapping[str, int] = {
     "critical": 0, "page": 0, "high": 1, "error": 1, "major": 1,
@@ -20,6 +25,10 @@ _SEVERITY_RANK: Mapping[str, int] = {
 }  # fmt: skip
 _STATUS_RANK: Mapping[str, int] = {"firing": 0, "active": 0, "pending": 1, "resolved": 2}
 _SUMMARY_KEYS = ("summary", "description", "message", "title")
+_VALUE_KEYS = ("value", "current_value", "currentValue")
+# Labels and annotations kept per group (the first alert's), each value clipped: evidence holds all.
+_MAX_KEPT_LABELS = 30
+_KEPT_VALUE_CHARS = 200
 
 
 @dataclass(slots=True)
@@ -33,6 +42,15 @@ class _Group:
     instances: list[str] = field(default_factory=list)
     first_started: datetime | None = None
     summary: str = ""
+    identities: list[str] = field(default_factory=list)
+    value: str | None = None
+    silenced: int = 0
+    inhibited: int = 0
+    muted: int = 0
+    silence_comment: str | None = None
+    silenced_until: str | None = None
+    labels: dict[str, str] = field(default_factory=dict)
+    annotations: dict[str, str] = field(default_factory=dict)
 
 
 class AlertGrouper:
@@ -40,7 +58,7 @@ class AlertGrouper:
 
     def __init__(self, limits: DigestLimits) -> None:
         self._limits = limits
-        self._groups: dict[tuple[str, str | None], _Group] = {}
+        self._groups: dict[tuple[str, object], _Group] = {}
 
     def add(self, evidence_id: str, data: Mapping[str, Any]) -> None:
         """Fold one evidence item's alerts in."""
@@ -50,9 +68,19 @@ class AlertGrouper:
             labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
             annotations = {str(k): str(v) for k, v in (raw.get("annotations") or {}).items()}
             name = labels.get("alertname") or "unnamed"
-            service = service_of(labels)
-            group = self._groups.setdefault((name, service), _Group(evidence_id, name, service))
+            identity = identity_of(labels, self._limits.identity)
+            # No identity label at all: alertname and whatever names the instance (host, node...).
+            key: object = identity.key or ("instance", instance_of(labels))
+            group = self._groups.get((name, key))
+            if group is None:
+                service = identity.name or instance_of(labels)
+                group = self._groups[(name, key)] = _Group(evidence_id, name, service)
+                group.labels = _kept(labels)
+                group.annotations = _kept(annotations)
             _add(group, labels, annotations, raw, self._limits)
+            text = identity.text or (f"instance={instance_of(labels)}" if instance_of(labels) else "")
+            if text and text not in group.identities and len(group.identities) < self._limits.max_instances:
+                group.identities.append(text)
 
     def groups(self) -> list[AlertGroup]:
         """Ranked facts: firing first, then by severity, count and who started first."""
@@ -60,9 +88,10 @@ class AlertGrouper:
         return [_fact(g) for g in ordered[: self._limits.max_alert_groups]]
 
 
-def _group_order(g: _Group) -> tuple[int, int, int, str, str, str]:
+def _group_order(g: _Group) -> tuple[int, bool, int, int, str, str, str]:
     return (
         _STATUS_RANK.get(g.status, 3),
+        g.muted >= g.count,  # a wholly silenced or inhibited group is already known: after the rest
         _SEVERITY_RANK.get((g.severity or "none").lower(), 5),
         -g.count,
         g.first_started.isoformat() if g.first_started else "~",
@@ -82,7 +111,20 @@ def _fact(g: _Group) -> AlertGroup:
         instances=list(g.instances),
         first_started=iso_utc(g.first_started) if g.first_started else None,
         summary=g.summary,
+        identities=list(g.identities),
+        value=g.value,
+        silenced=g.silenced,
+        inhibited=g.inhibited,
+        muted=g.muted,
+        silence_comment=g.silence_comment,
+        silenced_until=g.silenced_until,
+        labels=dict(g.labels),
+        annotations=dict(g.annotations),
     )
+
+
+def _kept(values: Mapping[str, str]) -> dict[str, str]:
+    return {k: clip(v, _KEPT_VALUE_CHARS) for k, v in list(values.items())[:_MAX_KEPT_LABELS]}
 
 
 def _add(
@@ -110,3 +152,22 @@ def _add(
     if not group.summary:
         text = next((annotations[k] for k in _SUMMARY_KEYS if annotations.get(k)), "")
         group.summary = clip(text, limits.summary_chars)
+    if group.value is None:
+        value = next((annotations[k] for k in _VALUE_KEYS if annotations.get(k)), None)
+        raw_value = raw.get("value")
+        if value is None and isinstance(raw_value, str | int | float) and not isinstance(raw_value, bool):
+            value = str(raw_value)
+        group.value = clip(value, 60) if value else None
+    _add_suppression(group, raw)
+
+
+def _add_suppression(group: _Group, raw: Mapping[str, Any]) -> None:
+    silenced, inhibited = bool(raw.get("silenced")), bool(raw.get("inhibited"))
+    group.silenced += silenced
+    group.inhibited += inhibited
+    group.muted += silenced or inhibited
+    if silenced and group.silence_comment is None:
+        comment = raw.get("silenceComment")
+        group.silence_comment = clip(str(comment), 200) if comment else None
+        until = parse_instant(raw.get("silencedUntil"))
+        group.silenced_until = iso_utc(until) if until else None

@@ -1,6 +1,6 @@
 """Which service a label set belongs to, and how instants are written in facts.
 
-Services come from generic label keys in a fixed priority order; nothing here knows a world's names.
+Services are identities (`tools.identity`, one ordered list of labels); nothing here knows a world's names.
 """
 
 from __future__ import annotations
@@ -10,45 +10,24 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
 
-# Most specific first: an explicit service label beats an app label, which beats the scrape job
-# (often a generic name such as "kubernetes-pods") and the container or workload names.
-SERVICE_LABEL_KEYS: tuple[str, ...] = (
-    "service",
-    "service_name",
-    "app",
-    "app_kubernetes_io_name",
-    "application",
-    "component",
-    "job",
-    "container",
-    "deployment",
-    "statefulset",
-    "daemonset",
-    "k8s_app",
+from tools.identity import DEFAULT_IDENTITY, IdentityLabels, name_of
+
+# The identity labels whose value alone names a service (no scope, no scrape target, no pod name).
+SERVICE_LABEL_KEYS: tuple[str, ...] = tuple(
+    k for k in DEFAULT_IDENTITY.labels if k not in ("namespace", "pod", "instance")
 )
 
 # Where an instance-like identity lives, for alert instance lists.
 INSTANCE_LABEL_KEYS: tuple[str, ...] = ("instance", "pod", "host", "hostname", "node", "container")
 
 
-# Kubernetes pod names: <workload>-<pod-template-hash>-<5 chars> (Deployments) or <workload>-<ordinal>
-# (StatefulSets). The hash must hold a digit, so "cache-redis" is never cut to "cache".
-_DEPLOYMENT_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-(?=[a-z0-9]*\d)[a-z0-9]{5,10}-[a-z0-9]{5}$")
-_STATEFUL_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-\d{1,3}$")
+def service_of(labels: Mapping[str, str], identity: IdentityLabels = DEFAULT_IDENTITY) -> str | None:
+    """The short name of the system a label set is about (`tools.identity`), or None.
 
-
-def service_of(labels: Mapping[str, str]) -> str | None:
-    """The first non-blank value among the service label keys; else the workload a `pod` label names."""
-    for key in SERVICE_LABEL_KEYS:
-        value = labels.get(key)
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    pod = labels.get("pod")
-    if isinstance(pod, str):
-        match = _DEPLOYMENT_POD.match(pod.strip()) or _STATEFUL_POD.match(pod.strip())
-        if match:
-            return match.group("workload")
-    return None
+    The first identity label present names it (a pod by its workload); a label set with only an
+    `instance` (a rule that aggregates `by (instance)`) is named by that instance.
+    """
+    return name_of(labels, identity)
 
 
 @lru_cache(maxsize=1024)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tools.identity import DEFAULT_IDENTITY, IdentityLabels
+
 
 @dataclass(frozen=True, slots=True)
 class DigestLimits:
@@ -38,3 +40,5 @@ class DigestLimits:
     min_baseline_share: float = 0.3
     # Beyond this many MADs every shift is unmistakable; capping lets the earlier change rank first.
     max_score: float = 50.0
+    # Which labels name a system and qualify it (the composition root passes the configured list).
+    identity: IdentityLabels = DEFAULT_IDENTITY

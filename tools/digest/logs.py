@@ -74,7 +74,7 @@ def patterns_from(
         if not message or ts is None or ts > now:
             continue
         labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
-        service = service_of(labels)
+        service = service_of(labels, limits.identity)
         level = _level_of(labels, message)
         if message not in masked:
             masked[message] = miner.masker.mask(message)

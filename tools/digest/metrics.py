@@ -62,7 +62,7 @@ def anomalies_from(
                 evidence_id=evidence_id,
                 metric=metric,
                 labels=labels,
-                service=service_of(labels),
+                service=service_of(labels, limits.identity),
                 **anomaly,
             )
         )

@@ -39,6 +39,10 @@ _UNKNOWN_TOOL_SOURCE = EvidenceSource.KNOWLEDGE
 _CLOCK_SOURCES = tuple(source.value for source in KEY_SOURCES)
 # Sources whose answers belong to one principal: past cases never cross principals.
 _PER_PRINCIPAL = frozenset({EvidenceSource.CASES})
+# Sources whose answers are live state: an alert resolves or starts firing between two questions,
+# so their answers are shared within one run only (and by concurrent identical calls of that run),
+# never served to a later question.
+_LIVE_STATE = frozenset({EvidenceSource.ALERTS})
 
 
 class Toolbox:
@@ -113,7 +117,8 @@ class Toolbox:
         # A per-principal source sees the run's principal and caches per principal; every other
         # source sees none, so its shared cached answers can never depend on who asked.
         principal = run.principal if spec.source in _PER_PRINCIPAL else None
-        key = json.dumps([self._namespace, tool, query, principal], sort_keys=True)
+        scope = run.run_key if spec.source in _LIVE_STATE else None
+        key = json.dumps([self._namespace, tool, query, principal, scope], sort_keys=True)
         evidence_id = run.reserve(spec.source)  # before the await: ids follow the plan order
         outcome = await self._cache.get_or_compute(key, lambda: self._compute(spec, parsed, query, principal))
         return run.record(outcome, evidence_id)

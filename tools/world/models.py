@@ -46,6 +46,14 @@ class WorldAlert(BaseModel):
     starts_at: AwareDatetime | None = Field(default=None, alias="startsAt")
     ends_at: AwareDatetime | None = Field(default=None, alias="endsAt")
     status: Literal["firing", "resolved"] = "firing"
+    # Alertmanager's suppression, as /api/v2/alerts reports it (a silence's comment and end).
+    silenced: bool = False
+    inhibited: bool = False
+    silence_comment: str | None = Field(default=None, alias="silenceComment")
+    silenced_until: AwareDatetime | None = Field(default=None, alias="silencedUntil")
+    # The alerting rule's PromQL expression (optional): the fixture serves it through the rules API,
+    # and discovery reads the metrics and matchers it names.
+    expr: str = ""
 
     @field_validator("labels")
     @classmethod
@@ -54,7 +62,7 @@ class WorldAlert(BaseModel):
             raise ValueError("labels must include a non-empty alertname")
         return value
 
-    @field_validator("starts_at", "ends_at")
+    @field_validator("starts_at", "ends_at", "silenced_until")
     @classmethod
     def _in_utc(cls, value: datetime | None) -> datetime | None:
         return None if value is None else _utc(value)
@@ -96,6 +104,16 @@ class WorldSeries(BaseModel):
     @classmethod
     def _time_ordered(cls, value: list[tuple[float, float]]) -> list[tuple[float, float]]:
         return sorted(value, key=lambda sample: sample[0])
+
+
+class WorldMetricMetadata(BaseModel):
+    """One metadata.json entry (keyed by metric family): what `/api/v1/metadata` would declare."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    type: Literal["counter", "gauge", "histogram", "gaugehistogram", "summary", "info", "stateset", "unknown"]
+    help: str = ""
+    unit: str = ""
 
 
 class WorldLogLine(BaseModel):
