@@ -41,12 +41,14 @@ _CAP_WORDS = ("cap", "exceeded", "too large", "too many")
 
 
 class _CountedStream(httpx.AsyncByteStream):
-    def __init__(self, inner: httpx.AsyncByteStream, meter: ByteMeter) -> None:
-        self._inner, self._meter = inner, meter
+    def __init__(self, inner: httpx.AsyncByteStream, meter: ByteMeter, path: str) -> None:
+        self._inner, self._meter, self._path = inner, meter, path
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        by_path = self._meter.by_path
         async for chunk in self._inner:
             self._meter.bytes += len(chunk)
+            by_path[self._path] = by_path.get(self._path, 0) + len(chunk)
             yield chunk
 
     async def aclose(self) -> None:
@@ -60,12 +62,13 @@ class ByteMeter(httpx.AsyncBaseTransport):
     inner: httpx.AsyncBaseTransport = field(default_factory=httpx.AsyncHTTPTransport)
     bytes: int = 0
     requests: int = 0
+    by_path: dict[str, int] = field(default_factory=dict)  # bytes per API path, for the JSON
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         response = await self.inner.handle_async_request(request)
         self.requests += 1
         assert isinstance(response.stream, httpx.AsyncByteStream)
-        response.stream = _CountedStream(response.stream, self)
+        response.stream = _CountedStream(response.stream, self, request.url.path)
         return response
 
     async def aclose(self) -> None:
@@ -81,6 +84,7 @@ class Cost:
     requests: int
     calls: int
     capped: tuple[str, ...]  # "tool: STATUS summary" of each call that hit a cap
+    by_path: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +142,7 @@ async def _discovery(settings: Settings) -> Cost:
         started = time.perf_counter()
         found = [await toolbox.call(tool, {}, run) for tool in discovery_tools()]
         seconds = time.perf_counter() - started
-    return Cost(meter.bytes, seconds, meter.requests, len(found), _capped(found))
+    return Cost(meter.bytes, seconds, meter.requests, len(found), _capped(found), meter.by_path)
 
 
 async def _diagnosis(settings: Settings) -> tuple[Cost, str]:
@@ -151,15 +155,15 @@ async def _diagnosis(settings: Settings) -> tuple[Cost, str]:
         started = time.perf_counter()
         result = await diagnoser.start(request, observer=log).result()
         seconds = time.perf_counter() - started
-    cost = Cost(meter.bytes, seconds, meter.requests, len(log.evidence), _capped(log.evidence))
+    cost = Cost(meter.bytes, seconds, meter.requests, len(log.evidence), _capped(log.evidence), meter.by_path)
     return cost, result.outcome
 
 
 def _median_cost(costs: Sequence[Cost]) -> Cost:
     """Median wall time; bytes, calls and caps of the first (they repeat with the data)."""
     first = costs[0]
-    return Cost(first.bytes, statistics.median(c.seconds for c in costs), first.requests, first.calls,
-                first.capped)  # fmt: skip
+    seconds = statistics.median(c.seconds for c in costs)
+    return Cost(first.bytes, seconds, first.requests, first.calls, first.capped, first.by_path)
 
 
 async def measure_size(series: int, folder: Path, repeats: int) -> SizeRow:
@@ -214,7 +218,8 @@ def judge(result: ItemResult, rows: Sequence[SizeRow]) -> None:
         result.add(f"{part} bytes read {tag}", _ratio(a.bytes, b.bytes), "x", RATIO_TARGET)
         result.add(f"{part} wall time {tag}", _ratio(a.seconds, b.seconds), "x", RATIO_TARGET)
     for row in rows:
-        result.add(f"{row.series:,} series: discovery / diagnosis bytes", row.discovery.bytes, "B")
+        result.add(f"{row.series:,} series: discovery bytes read", row.discovery.bytes, "B")
+        result.add(f"{row.series:,} series: diagnosis bytes read", row.diagnosis.bytes, "B")
         result.add(f"{row.series:,} series: diagnosis wall time", row.diagnosis.seconds, "s")
     capped = sum(len(r.discovery.capped) + len(r.diagnosis.capped) for r in rows)
     result.add("calls that hit a cap (every size, default settings)", capped, "calls", NO_CAPS)
@@ -257,4 +262,4 @@ def _row_json(row: SizeRow) -> dict[str, Any]:
 
 def _cost_json(cost: Cost) -> dict[str, Any]:
     return {"bytes": cost.bytes, "seconds": round(cost.seconds, 4), "requests": cost.requests,
-            "calls": cost.calls, "capped": list(cost.capped)}  # fmt: skip
+            "calls": cost.calls, "capped": list(cost.capped), "by_path": dict(cost.by_path)}  # fmt: skip
