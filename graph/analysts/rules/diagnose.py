@@ -144,7 +144,10 @@ def _changed(root: Suspect) -> bool:
 
 def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
     words = category.replace("_", " ")
-    parts = [f"{root.service} is the most likely origin ({words})"]
+    # Where exactly (instance, mountpoint, database...): an exporter's job name alone names nothing.
+    where = say.where_of(root.service, [i for g in root.alerts for i in g.identities], most=1)
+    at = f" ({where})" if where else ""
+    parts = [f"{root.service}{at} is the most likely origin ({words})"]
     if root.blamed_by:
         parts.append("errors in " + ", ".join(sorted(root.blamed_by)) + f" name {root.service} upstream")
     if root.held_by_sql:

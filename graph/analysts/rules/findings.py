@@ -30,13 +30,36 @@ def quote(text: str) -> str:
 
 
 def alert_finding(service: str, groups: list[AlertGroup]) -> Finding:
-    named = ", ".join(
-        f"{g.alertname} ({g.severity or 'unknown severity'}, since {g.first_started})" for g in groups[:4]
-    )
+    named = ", ".join(_alert_words(service, g) for g in groups[:4])
     return Finding(
         statement=f"Firing alerts on {service}: {named}.",
         evidence_ids=sorted({g.evidence_id for g in groups[:4]}),
     )
+
+
+def _alert_words(service: str, group: AlertGroup) -> str:
+    """`HostFilesystemAlmostFull (critical, since T) on instance=db1:9100 mountpoint=/data, value 93.4`:
+    where it fires (the labels an SRE needs, not only the exporter job), its value, and whether
+    Alertmanager holds it silenced or inhibited."""
+    text = f"{group.alertname} ({group.severity or 'unknown severity'}, since {group.first_started})"
+    where = where_of(service, group.identities)
+    if where:
+        text += f" on {where}"
+    if group.value:
+        text += f", value {group.value}"
+    if group.silenced:
+        until = f" until {group.silenced_until}" if group.silenced_until else ""
+        comment = f' ("{quote(group.silence_comment)}")' if group.silence_comment else ""
+        text += f", silenced{until}{comment}"
+    if group.inhibited:
+        text += ", inhibited by another alert"
+    return text
+
+
+def where_of(service: str, identities: Sequence[str], most: int = 2) -> str:
+    """The identities that say more than the service name itself (`instance=db1:9100 mountpoint=/data`)."""
+    shown = [" ".join(p for p in text.split() if p.split("=", 1)[-1] != service) for text in identities]
+    return "; ".join(s for s in shown[:most] if s)
 
 
 def distinguishing_labels(anomaly: MetricAnomaly, peers: Sequence[MetricAnomaly]) -> tuple[str, ...]:

@@ -122,7 +122,8 @@ def _profile(digest: Digest, known: Sequence[str]) -> dict[str, Suspect]:
         if (s := of(anomaly.service)) is not None:
             s.anomalies.append(anomaly)
     for group in digest.alert_groups:
-        if group.status == "firing" and (s := of(group.service)) is not None:
+        # A group Alertmanager holds wholly silenced or inhibited is known and muted, not new trouble.
+        if group.status == "firing" and not group.all_muted and (s := of(group.service)) is not None:
             s.alerts.append(group)
     for pattern in digest.log_patterns:
         if (s := of(pattern.service)) is None:
