@@ -2,9 +2,10 @@
 
 Each size is backfilled with promtool (`bench/tsdb.py`) and served by a real Prometheus whose alert
 rule fires on one host's filesystem. The service's own Prometheus client and toolbox, on default
-settings, then run (1) every metrics/alerts discovery tool of the catalog and (2) one whole
-diagnosis through the in-process diagnoser. Bytes are counted where the HTTP client reads them
-(a wrapping transport), so they are what crossed the wire, capped or not.
+settings, then run (1) one whole diagnosis through the in-process diagnoser and (2) its discovery
+calls again on their own (every metrics/alerts discovery tool of the catalog, with the planner's
+arguments). Bytes are counted where the HTTP client reads them (a wrapping transport), so they are
+what crossed the wire, capped or not.
 """
 
 from __future__ import annotations
@@ -97,10 +98,11 @@ class SizeRow:
 
 
 class _ToolLog:
-    """A run observer keeping each tool call's evidence."""
+    """A run observer keeping each tool call's evidence and arguments."""
 
     def __init__(self) -> None:
         self.evidence: list[Evidence] = []
+        self.calls: list[tuple[str, dict[str, Any]]] = []
 
     async def on_status(self, code: str) -> None:
         return None
@@ -110,6 +112,7 @@ class _ToolLog:
 
     async def on_tool(self, evidence: Evidence, args: Mapping[str, Any]) -> None:
         self.evidence.append(evidence)
+        self.calls.append((evidence.tool, dict(args)))
 
 
 def hit_cap(evidence: Evidence) -> bool:
@@ -126,26 +129,34 @@ def discovery_tools() -> list[str]:
     return sorted(n for n in DISCOVERY_TOOLS if TOOLS_BY_NAME[n].source in _DISCOVERY_SOURCES)
 
 
+def discovery_calls(planned: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, Any]]]:
+    """The discovery calls the planner made (with its arguments), and every other discovery tool
+    with none, so that a discovery tool the planner skipped is still measured."""
+    made = [(tool, args) for tool, args in planned if tool in discovery_tools()]
+    return made + [(tool, {}) for tool in discovery_tools() if tool not in {t for t, _ in made}]
+
+
 async def measure_once(url: str) -> tuple[Cost, Cost, str]:
-    """Discovery, then one diagnosis, each with a fresh client, toolbox and cache (default settings)."""
+    """One diagnosis, then its discovery calls again, each with a fresh client, toolbox and cache
+    (default settings)."""
     settings = Settings(prometheus_url=url)
-    discovery = await _discovery(settings)
-    diagnosis, outcome = await _diagnosis(settings)
+    diagnosis, outcome, planned = await _diagnosis(settings)
+    discovery = await _discovery(settings, discovery_calls(planned))
     return discovery, diagnosis, outcome
 
 
-async def _discovery(settings: Settings) -> Cost:
+async def _discovery(settings: Settings, calls: Sequence[tuple[str, dict[str, Any]]]) -> Cost:
     meter = ByteMeter()
     async with httpx.AsyncClient(transport=meter, timeout=settings.backends.tool_timeout_s) as http:
         toolbox = build_toolbox(build_sources(settings, http, cases=None), tool_limits(settings))
         run = RunEvidence(budget_bytes=1 << 30)
         started = time.perf_counter()
-        found = [await toolbox.call(tool, {}, run) for tool in discovery_tools()]
+        found = [await toolbox.call(tool, args, run) for tool, args in calls]
         seconds = time.perf_counter() - started
     return Cost(meter.bytes, seconds, meter.requests, len(found), _capped(found), meter.by_path)
 
 
-async def _diagnosis(settings: Settings) -> tuple[Cost, str]:
+async def _diagnosis(settings: Settings) -> tuple[Cost, str, list[tuple[str, dict[str, Any]]]]:
     meter = ByteMeter()
     log = _ToolLog()
     async with httpx.AsyncClient(transport=meter, timeout=settings.backends.tool_timeout_s) as http:
@@ -156,7 +167,7 @@ async def _diagnosis(settings: Settings) -> tuple[Cost, str]:
         result = await diagnoser.start(request, observer=log).result()
         seconds = time.perf_counter() - started
     cost = Cost(meter.bytes, seconds, meter.requests, len(log.evidence), _capped(log.evidence), meter.by_path)
-    return cost, result.outcome
+    return cost, result.outcome, log.calls
 
 
 def _median_cost(costs: Sequence[Cost]) -> Cost:

@@ -33,7 +33,7 @@ async def test_three_backfilled_sizes_give_a_row_each_with_bytes_read_from_prome
     assert [row.series for row in rows] == sorted(row.series for row in rows)
     for row in rows:
         assert row.backfill.tsdb_bytes > 0
-        assert row.discovery.bytes > 0 and row.discovery.calls == len(discovery_tools())
+        assert row.discovery.bytes > 0 and row.discovery.calls >= len(discovery_tools()) >= 1
         assert row.diagnosis.bytes > 0 and row.diagnosis.calls > 0
         assert row.outcome in ("SUCCESS", "FALLBACK")
     result = ItemResult("prometheus_scale", "")
