@@ -3,7 +3,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTHON ?= python3
 
-.PHONY: run test lint typecheck pytest migrate eval bench clean
+.PHONY: run test lint typecheck pytest migrate eval bench lab clean
 
 $(BIN)/.synced: pyproject.toml uv.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -34,6 +34,10 @@ test: lint typecheck pytest
 # Benchmarks (bench/, see bench/README.md): prints a Markdown table, writes bench-results/latest.json.
 bench: $(BIN)/.synced
 	$(BIN)/python -m bench
+
+# The live fault lab (tests/lab, README "Live fault lab"): real faults on a throwaway stack, a verdict table.
+lab: $(BIN)/.synced
+	$(BIN)/python -m tests.lab
 
 clean:
 	rm -rf $(VENV) var .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,144 @@
+"""One pass of the lab: for each scenario, induce its fault, wait for its alert, ask, judge, undo and
+wait for the alert to clear. Every wait is on a condition with a bound; every fault is undone."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import httpx
+
+from tests.lab.judge import Judgement, judge
+from tests.lab.probes import LabTimeout, active_alerts, alert_active, wait_until
+from tests.lab.scenarios import SCENARIOS, Scenario
+from tests.lab.service import Answer, ask, lab_service
+from tests.lab.stack import LabStack
+
+FIRE_BOUND_S = 90.0  # the slowest rule (CPU: a 10 s rate, then 5 s pending) fires well within this
+CLEAR_BOUND_S = 90.0
+QUIET_BOUND_S = 60.0
+
+
+@dataclass
+class Row:
+    scenario: str
+    question: str
+    answer: Answer
+    judgement: Judgement
+
+
+@dataclass
+class FaultRecord:
+    """What Prometheus/Alertmanager showed of one fault: when its alert fired and when it cleared."""
+
+    scenario: str
+    kind: str
+    alert: str
+    labels: dict[str, str] = field(default_factory=dict)
+    fired_s: float | None = None
+    cleared_s: float | None = None
+    problem: str = ""
+
+
+@dataclass
+class LabReport:
+    rows: list[Row] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    start_s: float = 0.0
+    total_s: float = 0.0
+
+
+async def run_scenarios(
+    stack: LabStack, client: httpx.AsyncClient, scenarios: tuple[Scenario, ...], report: LabReport
+) -> None:
+    for scenario in scenarios:
+        if scenario.fault is None:
+            await _quiet(stack, report, scenario.name)
+            await _ask_all(client, scenario.name, scenario.questions, (), report)
+        else:
+            await _fault_scenario(stack, client, scenario, report)
+
+
+async def _fault_scenario(
+    stack: LabStack, client: httpx.AsyncClient, scenario: Scenario, report: LabReport
+) -> None:
+    assert scenario.fault is not None
+    fault = scenario.fault()
+    record = FaultRecord(scenario.name, fault.kind, fault.alert)
+    report.faults.append(record)
+    culprits = tuple(token.format(spool=str(stack.spool)) for token in scenario.culprits)
+    am = stack.alertmanager_url
+    try:
+        # A fault must start from a clear alert, or "it fired" would prove nothing (a busy host's CPU).
+        await _wait(lambda: not alert_active(am, fault.alert), QUIET_BOUND_S, f"{fault.alert} clear before")
+    except LabTimeout:
+        report.notes.append(f"{scenario.name}: {fault.alert} was already firing before the fault")
+    try:
+        fault.induce(stack)
+        record.fired_s = await _wait(
+            lambda: alert_active(am, fault.alert), FIRE_BOUND_S, f"{fault.alert} fires"
+        )
+        record.labels = next(a for a in active_alerts(am) if a.get("alertname") == fault.alert)
+        await _ask_all(client, scenario.name, scenario.questions, culprits, report)
+    except LabTimeout as timeout:
+        record.problem = str(timeout)
+    finally:
+        fault.undo(stack)
+    try:
+        record.cleared_s = await _wait(
+            lambda: not alert_active(am, fault.alert), CLEAR_BOUND_S, f"{fault.alert} clears"
+        )
+    except LabTimeout as timeout:
+        record.problem = (record.problem + "; " if record.problem else "") + str(timeout)
+        return
+    if scenario.recovered_questions:
+        await _ask_all(client, f"{scenario.name} recovered", scenario.recovered_questions, (), report)
+
+
+async def _quiet(stack: LabStack, report: LabReport, name: str) -> None:
+    """The healthy baseline needs a quiet Alertmanager; a busy host (CPU) can make it noisy."""
+    try:
+        await _wait(lambda: not active_alerts(stack.alertmanager_url), QUIET_BOUND_S, "no alert active")
+    except LabTimeout:
+        names = sorted({a.get("alertname", "?") for a in active_alerts(stack.alertmanager_url)})
+        report.notes.append(f"{name}: asked while {', '.join(names)} fired (not induced by the lab)")
+
+
+async def _ask_all(
+    client: httpx.AsyncClient,
+    scenario: str,
+    questions: tuple[str, ...],
+    culprits: tuple[str, ...],
+    report: LabReport,
+) -> None:
+    for question in questions:
+        answer = await ask(client, question)
+        report.rows.append(Row(scenario, question, answer, judge(answer, culprits)))
+
+
+async def _wait(condition: Callable[[], bool], bound_s: float, what: str) -> float:
+    # The polls block on urllib: run them off the event loop the in-process service shares.
+    return await asyncio.to_thread(wait_until, condition, bound_s=bound_s, what=what)
+
+
+async def run_lab(scenarios: tuple[Scenario, ...] = SCENARIOS) -> LabReport:
+    """Start the stack, run every scenario through the service, stop everything; the report says what
+    happened (a stack that fails to start raises, with the processes' log tails)."""
+    started = time.monotonic()
+    report = LabReport()
+    stack = LabStack()
+    try:
+        try:
+            await asyncio.to_thread(stack.start)
+        except (LabTimeout, OSError) as failure:
+            raise RuntimeError(f"lab stack did not start: {failure}\n{stack.log_tail()}") from failure
+        report.start_s = time.monotonic() - started
+        async with lab_service(stack) as client:
+            await run_scenarios(stack, client, scenarios, report)
+    finally:
+        await asyncio.to_thread(stack.close)
+    report.total_s = time.monotonic() - started
+    return report

@@ -1,0 +1,81 @@
+"""The real service pointed at the lab: create_app with the lab's Prometheus, Alertmanager and read-only
+SQL datasources and the rule-based analyst, driven over HTTP in-process (httpx's ASGI transport)."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from httpx_sse import aconnect_sse
+
+from api.app import create_app
+from api.settings import Settings
+from tests.lab.stack import LabStack
+
+
+@dataclass
+class Answer:
+    """One question's outcome as a client sees it."""
+
+    question: str
+    http_status: int
+    seconds: float
+    events: list[str] = field(default_factory=list)
+    outcome: str | None = None  # the done event's outcome; None when the stream never finished
+    content: dict[str, Any] | None = None
+
+    @property
+    def terminal(self) -> bool:
+        return self.http_status == 200 and self.outcome is not None
+
+    @property
+    def root_cause(self) -> dict[str, Any] | None:
+        if not self.content or self.content.get("content_type") != "diagnosis_report":
+            return None
+        payload = self.content["payload"]
+        root = payload.get("root_cause")
+        return root if isinstance(root, dict) and not payload.get("healthy") else None
+
+
+def lab_settings(stack: LabStack) -> Settings:
+    return Settings(
+        database_url=f"sqlite+aiosqlite:///{stack.root / 'superbiz.db'}",
+        prometheus_url=stack.prometheus_url,
+        alertmanager_url=stack.alertmanager_url,
+        backends={"sql_datasources": stack.sql_datasources()},
+    )
+
+
+@asynccontextmanager
+async def lab_service(stack: LabStack) -> AsyncIterator[httpx.AsyncClient]:
+    """The app (lifespan and all) and a client to it."""
+    app = create_app(lab_settings(stack))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://lab", timeout=180) as client:
+            yield client
+
+
+async def ask(client: httpx.AsyncClient, question: str) -> Answer:
+    """POST /api/chat in a fresh session (no history carried between scenarios) and read the stream."""
+    started = time.monotonic()
+    body = {"sessionId": f"lab-{uuid.uuid4().hex[:12]}", "query": question}
+    answer = Answer(question=question, http_status=0, seconds=0.0)
+    async with aconnect_sse(client, "POST", "/api/chat", json=body) as source:
+        answer.http_status = source.response.status_code
+        if answer.http_status == 200:
+            async for event in source.aiter_sse():
+                answer.events.append(event.event)
+                data = json.loads(event.data) if event.data else None
+                if event.event == "content":
+                    answer.content = data
+                elif event.event == "done" and isinstance(data, dict):
+                    answer.outcome = str(data.get("outcome"))
+    answer.seconds = time.monotonic() - started
+    return answer
