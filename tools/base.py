@@ -7,7 +7,7 @@ into one bounded `Evidence` item. Nothing here knows any world's service, metric
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
@@ -106,6 +106,39 @@ class Series:
 class SeriesRef:
     metric: str
     labels: Mapping[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class MetricMetadata:
+    """What a metrics backend declares about a metric family (`/api/v1/metadata`)."""
+
+    type: str = "unknown"  # counter | gauge | histogram | summary | unknown ...
+    help: str = ""
+    unit: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """An alerting or recording rule, its expression and (alerting) the alerts it holds now."""
+
+    name: str
+    kind: str  # alerting | recording
+    expr: str
+    group: str = ""
+    health: str = ""
+    labels: Mapping[str, str] = field(default_factory=dict)
+    alerts: Sequence[Alert] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class ScrapeTarget:
+    """One active scrape target and its health (`/api/v1/targets`)."""
+
+    labels: Mapping[str, str]  # job, instance and the target's other labels
+    health: str  # up | down | unknown
+    scrape_url: str = ""
+    last_error: str = ""
+    last_scrape: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +242,22 @@ class MetricsSource(Protocol):
         """The expression evaluated at `at`: one sample `(at, value)` per series; a scalar
         result is one series with an empty name and no labels."""
         ...
+
+
+@runtime_checkable
+class MetricsCatalog(Protocol):
+    """What a metrics backend knows besides samples: names, metadata, rules and scrape targets.
+    Every answer is bounded by its request, never by the size of the TSDB."""
+
+    async def metric_names(self, *, match: Sequence[str], window: TimeWindow, limit: int) -> list[str]:
+        """Metric names with a sample in the window (any series when `match` is empty, else the
+        series any selector of `match` selects), sorted, at most `limit`."""
+        ...
+
+    async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]: ...
+    async def metadata(self, *, metric: str) -> MetricMetadata | None: ...
+    async def rules(self, *, limit: int) -> list[Rule]: ...
+    async def targets(self, *, limit: int) -> list[ScrapeTarget]: ...
 
 
 @runtime_checkable

@@ -133,6 +133,8 @@ class Discovery:
     tables: Mapping[str, Sequence[str]] = field(default_factory=dict)
     runbooks: Sequence[str] = ()
     services: Sequence[str] = ()
+    # Typed metric reads discovery chose (`read_metric` arguments), best first.
+    reads: Sequence[Mapping[str, Any]] = ()
 
 
 @dataclass(frozen=True, slots=True)

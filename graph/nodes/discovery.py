@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from graph.analysts.base import Discovery
 from tools.base import Evidence
@@ -21,6 +22,7 @@ def discover(items: Iterable[Evidence]) -> Discovery:
     tables: dict[str, list[str]] = {}
     runbooks: list[str] = []
     services: list[str] = []
+    reads: list[Mapping[str, Any]] = []
     for item in items:
         found = _found(item)
         if found is None:
@@ -34,6 +36,7 @@ def discover(items: Iterable[Evidence]) -> Discovery:
         tables.update({name: list(names) for name, names in found.tables.items()})
         runbooks += found.runbooks
         services += found.services
+        reads += found.reads
     services += log_services
     return Discovery(
         metrics={name: sets for name, sets in metrics.items() if name},
@@ -41,6 +44,7 @@ def discover(items: Iterable[Evidence]) -> Discovery:
         tables=tables,
         runbooks=_unique(runbooks),
         services=_unique(services),
+        reads=reads,
     )
 
 

@@ -1,12 +1,14 @@
 """Prometheus's HTTP API as a MetricsSource and an AlertsSource (I/O and parsing only).
 
 Uses `/api/v1/query`, `/api/v1/query_range`, `/api/v1/series`, `/api/v1/label/<name>/values`,
-`/api/v1/alerts` and `/-/ready`, on one shared httpx client, every response bounded by `HttpApi`.
+`/api/v1/metadata`, `/api/v1/rules`, `/api/v1/targets`, `/api/v1/alerts` and `/-/ready`, on one
+shared httpx client, every response bounded by `HttpApi`.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Annotated, Literal, TypeVar
 
@@ -15,6 +17,9 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 from tools.base import (
     Alert,
     EvidenceStatus,
+    MetricMetadata,
+    Rule,
+    ScrapeTarget,
     Series,
     SeriesRef,
     SourceError,
@@ -36,6 +41,42 @@ class _RuleAlert(BaseModel):
 
 class _AlertsData(BaseModel):
     alerts: list[_RuleAlert]
+
+
+class _Rule(BaseModel):
+    name: str
+    type: str
+    query: str
+    health: str = ""
+    labels: dict[str, str] = Field(default_factory=dict)
+    alerts: list[_RuleAlert] = Field(default_factory=list)
+
+
+class _RuleGroup(BaseModel):
+    name: str
+    rules: list[_Rule]
+
+
+class _RulesData(BaseModel):
+    groups: list[_RuleGroup]
+
+
+class _Target(BaseModel):
+    labels: dict[str, str]
+    health: str
+    scrape_url: str = Field(default="", alias="scrapeUrl")
+    last_error: str = Field(default="", alias="lastError")
+    last_scrape: datetime | None = Field(default=None, alias="lastScrape")
+
+
+class _TargetsData(BaseModel):
+    active_targets: list[_Target] = Field(alias="activeTargets")
+
+
+class _Metadata(BaseModel):
+    type: str = "unknown"
+    help: str = ""
+    unit: str = ""
 
 
 class _MatrixSeries(BaseModel):
@@ -70,6 +111,9 @@ _MATRIX = TypeAdapter(_Matrix)
 _INSTANT = TypeAdapter(Annotated[_Vector | _Scalar, Field(discriminator="result_type")])
 _LABEL_SETS = TypeAdapter(list[dict[str, str]])
 _STRINGS = TypeAdapter(list[str])
+_RULES = TypeAdapter(_RulesData)
+_TARGETS = TypeAdapter(_TargetsData)
+_METADATA = TypeAdapter(dict[str, list[_Metadata]])
 
 
 class PrometheusClient(HttpSource):
@@ -81,16 +125,57 @@ class PrometheusClient(HttpSource):
     async def active_alerts(self, *, limit: int) -> list[Alert]:
         """Pending and firing alerts of the alerting rules, every instance."""
         data = _parse(_ALERTS, await self._api.get_data("/api/v1/alerts"))
-        return [
-            Alert(
-                labels=alert.labels,
-                annotations=alert.annotations,
-                starts_at=_instant(alert.active_at),
-                ends_at=None,
-                status=alert.state,
+        return [_alert(alert) for alert in data.alerts[:limit]]
+
+    async def metric_names(self, *, match: Sequence[str], window: TimeWindow, limit: int) -> list[str]:
+        """Names from the label-values index: its size is the number of names, not of series."""
+        params = [*(("match[]", selector) for selector in match), *_window_params(window)]
+        raw = await self._api.get_data("/api/v1/label/__name__/values", params)
+        values: list[str] = _parse(_STRINGS, raw)
+        return sorted(values)[:limit]
+
+    async def metadata(self, *, metric: str) -> MetricMetadata | None:
+        """The declared type, help and unit of one metric family (one entry asked for)."""
+        params = [("metric", metric), ("limit", "1")]
+        data = _parse(_METADATA, await self._api.get_data("/api/v1/metadata", params))
+        entries = data.get(metric) or []
+        if not entries:
+            return None
+        return MetricMetadata(type=entries[0].type, help=entries[0].help, unit=entries[0].unit)
+
+    async def rules(self, *, limit: int) -> list[Rule]:
+        """Alerting and recording rules with their expressions and current alerts, in file order."""
+        data = _parse(_RULES, await self._api.get_data("/api/v1/rules"))
+        rules = [
+            Rule(
+                name=rule.name,
+                kind=rule.type,
+                expr=rule.query,
+                group=group.name,
+                health=rule.health,
+                labels=rule.labels,
+                alerts=[_alert(alert) for alert in rule.alerts],
             )
-            for alert in data.alerts[:limit]
+            for group in data.groups
+            for rule in group.rules
         ]
+        return rules[:limit]
+
+    async def targets(self, *, limit: int) -> list[ScrapeTarget]:
+        """Active scrape targets and their health, sorted by job and instance."""
+        data = _parse(_TARGETS, await self._api.get_data("/api/v1/targets", [("state", "active")]))
+        targets = [
+            ScrapeTarget(
+                labels=target.labels,
+                health=target.health,
+                scrape_url=target.scrape_url,
+                last_error=target.last_error,
+                last_scrape=_instant(target.last_scrape),
+            )
+            for target in data.active_targets
+        ]
+        targets.sort(key=lambda t: (t.labels.get("job", ""), t.labels.get("instance", "")))
+        return targets[:limit]
 
     async def list_series(self, *, match: str | None, window: TimeWindow, limit: int) -> list[SeriesRef]:
         params = [("match[]", match or _EVERY_SERIES), *_window_params(window)]
@@ -119,6 +204,16 @@ class PrometheusClient(HttpSource):
         if isinstance(answer, _Scalar):
             return _first(max_series, [_series({}, [answer.result])])
         return _first(max_series, [_series(item.metric, [item.value]) for item in answer.result])
+
+
+def _alert(alert: _RuleAlert) -> Alert:
+    return Alert(
+        labels=alert.labels,
+        annotations=alert.annotations,
+        starts_at=_instant(alert.active_at),
+        ends_at=None,
+        status=alert.state,
+    )
 
 
 def _window_params(window: TimeWindow) -> list[tuple[str, str]]:

@@ -2,16 +2,30 @@
 
 A range query is evaluated at start, start+step, ... end, an instant query at one time; each point
 takes the latest sample at or before it within the lookback window (Prometheus's default 5m).
-Only selectors are supported.
+Selectors and the subset of `evaluator.py` (rates, aggregations by labels, histogram quantiles) are
+supported. Rules come from the world's alerts (their optional `expr`), metadata from metadata.json,
+scrape targets from the world's `up` series.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
-from tools.base import EvidenceStatus, Series, SeriesRef, SourceError, SourceHealth, TimeWindow
+from tools.base import (
+    Alert,
+    EvidenceStatus,
+    MetricMetadata,
+    Rule,
+    ScrapeTarget,
+    Series,
+    SeriesRef,
+    SourceError,
+    SourceHealth,
+    TimeWindow,
+)
+from tools.prometheus import evaluator
 from tools.prometheus.selector import Selector, SelectorError, parse_selector
 from tools.prometheus.series import series_key
 from tools.world import World, WorldSeries
@@ -48,23 +62,70 @@ class PrometheusFixture:
         }
         return sorted(value for value in values if value)[:limit]
 
+    async def metric_names(self, *, match: Sequence[str], window: TimeWindow, limit: int) -> list[str]:
+        names: set[str] = set()
+        selectors: Sequence[str | None] = match or [None]
+        for selector in selectors:
+            names.update(item.metric for item in self._select(selector, window))
+        return sorted(names)[:limit]
+
+    async def metadata(self, *, metric: str) -> MetricMetadata | None:
+        entry = self._world.metadata.get(metric)
+        return None if entry is None else MetricMetadata(type=entry.type, help=entry.help, unit=entry.unit)
+
+    async def rules(self, *, limit: int) -> list[Rule]:
+        """One alerting rule per alert name of the world, holding its active alerts as firing."""
+        rules: dict[str, Rule] = {}
+        for alert in self._world.alerts:
+            name = alert.labels["alertname"]
+            rule = rules.setdefault(name, Rule(name=name, kind="alerting", expr=alert.expr, group="world"))
+            if alert.active_at(self._world.now):
+                firing = Alert(
+                    labels=dict(alert.labels),
+                    annotations=dict(alert.annotations),
+                    starts_at=alert.starts_at,
+                    ends_at=None,
+                    status="firing",
+                )
+                rules[name] = Rule(
+                    rule.name, rule.kind, rule.expr or alert.expr, rule.group, alerts=(*rule.alerts, firing)
+                )
+        return list(rules.values())[:limit]
+
+    async def targets(self, *, limit: int) -> list[ScrapeTarget]:
+        """A target per `up` series: up at 1, down at 0, unknown without a recent sample."""
+        now = self._world.now.timestamp()
+        targets = []
+        for item in self._world.series:
+            if item.metric != "up":
+                continue
+            latest = evaluate(item.samples, [now])
+            health = "unknown" if not latest else ("up" if latest[0][1] == 1 else "down")
+            targets.append(ScrapeTarget(labels=dict(item.labels), health=health))
+        targets.sort(key=lambda t: (t.labels.get("job", ""), t.labels.get("instance", "")))
+        return targets[:limit]
+
     async def query_range(
         self, *, promql: str, window: TimeWindow, step_s: int, max_series: int
     ) -> list[Series]:
-        return self._evaluate(_parse(promql), _evaluation_times(window, step_s), max_series)
+        return self._evaluate(promql, _evaluation_times(window, step_s), max_series)
 
     async def query_instant(self, *, promql: str, at: datetime, max_series: int) -> list[Series]:
-        return self._evaluate(_parse(promql), [at.timestamp()], max_series)
+        return self._evaluate(promql, [at.timestamp()], max_series)
 
-    def _evaluate(self, selector: Selector, times: list[float], max_series: int) -> list[Series]:
-        """Every selected series that has a point at one of `times`, in the shared order."""
-        result: list[Series] = []
-        for item in self._world.series:
-            if not selector.matches(item.metric, item.labels):
-                continue
-            samples = evaluate(item.samples, times)
-            if samples:
-                result.append(Series(metric=item.metric, labels=dict(item.labels), samples=samples))
+    def _evaluate(self, promql: str, times: list[float], max_series: int) -> list[Series]:
+        """Every resulting series that has a point at one of `times`, in the shared order."""
+        try:
+            node = evaluator.parse(promql)
+        except SelectorError as error:
+            raise _unsupported() from error
+        data = [(item.metric, item.labels, item.samples) for item in self._world.series]
+        points = evaluator.evaluate(node, data, times, evaluate)
+        result = [
+            Series(metric=metric, labels=dict(labels), samples=samples)
+            for (metric, labels), samples in points.items()
+            if samples
+        ]
         result.sort(key=lambda series: series_key(series.metric, series.labels))
         return result[:max_series]
 
@@ -79,7 +140,7 @@ class PrometheusFixture:
 
 
 def evaluate(
-    samples: list[tuple[float, float]], times: list[float], lookback_s: float = LOOKBACK_S
+    samples: Sequence[tuple[float, float]], times: list[float], lookback_s: float = LOOKBACK_S
 ) -> list[tuple[float, float]]:
     """Instant-vector values at each time: the latest sample in (t - lookback, t]."""
     stamps = [ts for ts, _ in samples]
@@ -110,7 +171,12 @@ def _parse(text: str) -> Selector:
     try:
         return parse_selector(text)
     except SelectorError as error:
-        raise SourceError(
-            "unsupported expression in fixture backend (only series selectors are served)",
-            status=EvidenceStatus.REJECTED,
-        ) from error
+        raise _unsupported() from error
+
+
+def _unsupported() -> SourceError:
+    return SourceError(
+        "unsupported expression in fixture backend (selectors, rates, aggregations and "
+        "histogram quantiles are served)",
+        status=EvidenceStatus.REJECTED,
+    )

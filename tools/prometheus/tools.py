@@ -1,18 +1,37 @@
-"""Prometheus' tools: metric discovery, common signals and PromQL range and instant queries."""
+"""Prometheus' tools: metric discovery and search, typed reads, common signals, rules, scrape targets
+and PromQL range and instant queries."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from operator import itemgetter
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from tools.base import EvidenceSource, MetricsSource, Series, TimeWindow
+from tools.base import (
+    EvidenceSource,
+    MetricMetadata,
+    MetricsCatalog,
+    MetricsSource,
+    Series,
+    SourceError,
+    TimeWindow,
+)
+from tools.prometheus import catalog_tools
+from tools.prometheus.discovery import Candidate, Kind, family_of, kind_of, read_name, read_promql
 from tools.prometheus.instant import QueryPromqlInstantArgs, query_promql_instant
-from tools.toolbox.args import Name, ToolArgs, Window, mappings, text_labels
-from tools.toolbox.spec import Answer, Found, ToolContext, ToolSpec, duration, rejected, require, window_query
+from tools.prometheus.metric_discovery import (
+    ListMetricsArgs,
+    SearchMetricsArgs,
+    found_reads,
+    list_metrics,
+    search_metrics,
+    stack_of,
+)
+from tools.toolbox.args import Name, ToolArgs, Window
+from tools.toolbox.spec import Answer, ToolContext, ToolSpec, duration, rejected, require, window_query
 from tools.toolbox.thinning import thin_to_fit
 
 Signal = Literal["error_rate", "latency_p99", "saturation", "cpu", "memory", "connections"]
@@ -21,11 +40,7 @@ _SAMPLES_SHARE = 0.25
 _value = itemgetter(1)
 # Rate windows cover a few steps so that sparse scrapes still yield a value per point.
 _MIN_RATE_WINDOW_S = 300
-
-
-class ListMetricsArgs(ToolArgs):
-    service: Name | None = Field(default=None, description="only series with this service label")
-    window_minutes: Window | None = None
+LabelName = Annotated[str, Field(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$", max_length=128)]
 
 
 class QueryMetricArgs(ToolArgs):
@@ -38,24 +53,6 @@ class QueryPromqlArgs(ToolArgs):
     promql: str = Field(min_length=1, max_length=10_000, description="a PromQL expression")
     window_minutes: Window | None = None
     step_seconds: Annotated[int, Field(ge=1, le=86_400)] | None = None
-
-
-async def list_metrics(ctx: ToolContext, args: ListMetricsArgs) -> Answer:
-    source: MetricsSource = require(ctx.sources.metrics, "metrics")
-    window = ctx.window(args.window_minutes)
-    match = None if args.service is None else f'{{service="{args.service}"}}'
-    limit = ctx.limits.max_discovery_items
-    refs = await source.list_series(match=match, window=window, limit=limit)
-    names = sorted({ref.metric for ref in refs})
-    scope = f" for service {args.service}" if args.service else ""
-    return Answer(
-        title=f"Metric series{scope}",
-        summary=f"{len(refs)} series of {len(names)} metrics{scope}: {', '.join(names)}",
-        data={"series": [{"metric": r.metric, "labels": dict(r.labels)} for r in refs[:limit]]},
-        query={"match": match, **window_query(window)},
-        empty=not refs,
-        truncated=len(refs) >= limit,
-    )
 
 
 async def query_metric(ctx: ToolContext, args: QueryMetricArgs) -> Answer:
@@ -94,12 +91,15 @@ async def query_promql(ctx: ToolContext, args: QueryPromqlArgs) -> Answer:
     )
 
 
-async def _range(ctx: ToolContext, promql: str, window: TimeWindow, step_s: int) -> Answer:
+async def _range(ctx: ToolContext, promql: str, window: TimeWindow, step_s: int, *, name: str = "") -> Answer:
     source: MetricsSource = require(ctx.sources.metrics, "metrics")
     limits = ctx.limits
     series = await source.query_range(
         promql=promql, window=window, step_s=step_s, max_series=limits.max_series
     )
+    if name:
+        # A rate or an aggregation drops the metric name; the read's name says what the values are.
+        series = [s if s.metric else Series(metric=name, labels=s.labels, samples=s.samples) for s in series]
     kept = series[: limits.max_series]
     points = [_finite(s.samples)[-limits.max_points_per_series :] for s in kept]
     cut_points = any(len(s.samples) > limits.max_points_per_series for s in kept)
@@ -140,14 +140,48 @@ def _series_summary(series: Sequence[Series], points: Sequence[Sequence[tuple[fl
     return f"{len(series)} series; " + "; ".join(parts)
 
 
-def found_series(data: Mapping[str, Any]) -> Found:
-    """The (metric, labels) pairs a series listing names."""
-    return Found(
-        metrics=tuple(
-            (str(ref.get("metric", "")), text_labels(ref.get("labels")))
-            for ref in mappings(data.get("series"))
-        )
+class ReadMetricArgs(ToolArgs):
+    metric: Name = Field(description="a metric name (a histogram's _bucket series or its family)")
+    kind: Kind | None = Field(default=None, description="counter, gauge, histogram or summary")
+    matchers: Annotated[dict[LabelName, Annotated[str, Field(max_length=256)]], Field(max_length=8)] = Field(
+        default_factory=dict, description="label=value matchers, e.g. the alert's instance"
     )
+    window_minutes: Window | None = None
+
+
+async def read_metric(ctx: ToolContext, args: ReadMetricArgs) -> Answer:
+    """A metric read by its type: counters as rates, histograms as p99, gauges as levels, with
+    the identity labels kept; the monitoring stack's jobs are left out unless the metric is theirs."""
+    stack = stack_of(ctx)
+    kind = args.kind or kind_of(args.metric, await _metadata_of(ctx, args.metric))
+    window = ctx.window(args.window_minutes)
+    step_s = ctx.step_for(window, None)
+    rate_window = duration(max(4 * step_s, _MIN_RATE_WINDOW_S))
+    candidate = Candidate(args.metric, "asked", dict(args.matchers))
+    keep = stack.owns(args.metric)
+    promql = read_promql(
+        candidate, kind, rate_window=rate_window, stack=None if keep else stack, identity=ctx.limits.identity
+    )
+    answer = await _range(ctx, promql, window, step_s, name=read_name(args.metric, kind))
+    title = f"{read_name(args.metric, kind)} ({kind})"
+    return Answer(
+        title=title,
+        summary=f"{title}: {answer.summary}",
+        data=answer.data,
+        query={"metric": args.metric, "kind": kind, **answer.query},
+        empty=answer.empty,
+        truncated=answer.truncated,
+    )
+
+
+async def _metadata_of(ctx: ToolContext, metric: str) -> MetricMetadata | None:
+    source = require(ctx.sources.metrics, "metrics")
+    if not isinstance(source, MetricsCatalog):
+        return None
+    try:
+        return await source.metadata(metric=family_of(metric))
+    except SourceError:
+        return None
 
 
 TOOLS = (
@@ -155,13 +189,33 @@ TOOLS = (
         "list_metrics",
         EvidenceSource.METRICS,
         ListMetricsArgs,
-        "Discover which metric series exist, optionally for one service.",
+        "Choose the metrics to read for a question: firing alerts' rule metrics first, then names "
+        "matching the question or the implicated systems, each with its type and a typed PromQL read.",
         list_metrics,
         lane="signals",
         role="discovery",
-        finds=found_series,
+        finds=found_reads,
         key_source=True,
     ),
+    ToolSpec(
+        "read_metric",
+        EvidenceSource.METRICS,
+        ReadMetricArgs,
+        "Range read of one metric by its type (counter as rate, histogram as p99, gauge as level), "
+        "narrowed by label matchers and aggregated by the identity labels.",
+        read_metric,
+        lane="signals",
+        key_source=True,
+    ),
+    ToolSpec(
+        "search_metrics",
+        EvidenceSource.METRICS,
+        SearchMetricsArgs,
+        "Metric names matching a regular expression, with their type, help and unit.",
+        search_metrics,
+        lane="signals",
+    ),
+    *catalog_tools.TOOLS,
     ToolSpec(
         "query_metric",
         EvidenceSource.METRICS,

@@ -76,6 +76,8 @@ class Found:
     tables: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     runbooks: tuple[str, ...] = ()
     services: tuple[str, ...] = ()
+    # Typed metric reads (`read_metric` arguments: metric, kind, matchers), best first.
+    reads: tuple[Mapping[str, Any], ...] = ()
 
 
 Finder = Callable[[Mapping[str, Any]], Found]

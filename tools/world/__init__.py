@@ -7,6 +7,7 @@ from tools.world.models import (
     WorldAlert,
     WorldInfo,
     WorldLogLine,
+    WorldMetricMetadata,
     WorldSeries,
 )
 
@@ -19,6 +20,7 @@ __all__ = [
     "WorldInfo",
     "WorldLimits",
     "WorldLogLine",
+    "WorldMetricMetadata",
     "WorldSeries",
     "load_world",
 ]

@@ -15,13 +15,21 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
-from tools.world.models import Scenario, WorldAlert, WorldInfo, WorldLogLine, WorldSeries
+from tools.world.models import (
+    Scenario,
+    WorldAlert,
+    WorldInfo,
+    WorldLogLine,
+    WorldMetricMetadata,
+    WorldSeries,
+)
 
 _T = TypeVar("_T")
 
 _ALERTS = TypeAdapter(list[WorldAlert])
 _SERIES = TypeAdapter(list[WorldSeries])
 _SCENARIOS = TypeAdapter(list[Scenario])
+_METADATA = TypeAdapter(dict[str, WorldMetricMetadata])
 
 
 class WorldError(ValueError):
@@ -54,6 +62,7 @@ class World:
     scenarios: Sequence[Scenario] = ()
     sql_scripts: Mapping[str, Path] = field(default_factory=dict)  # datasource name -> sql/NAME.sql
     docs: Sequence[Path] = ()  # docs/*.md, sorted
+    metadata: Mapping[str, WorldMetricMetadata] = field(default_factory=dict)  # metadata.json
 
     @property
     def docs_dir(self) -> Path | None:
@@ -75,6 +84,7 @@ def load_world(path: str | Path, *, limits: WorldLimits | None = None) -> World:
         raise WorldError(f"metrics.json: more than {limits.max_series} series")
     logs = sorted(_load_logs(root / "logs.jsonl", limits), key=lambda line: line.ts)
     scenarios = _validate(_SCENARIOS, _read_yaml(root / "scenarios.yaml", limits), "scenarios.yaml")
+    metadata = _validate(_METADATA, _read_json(root / "metadata.json", limits) or {}, "metadata.json")
     return World(
         root=root,
         name=info.name or root.name,
@@ -86,6 +96,7 @@ def load_world(path: str | Path, *, limits: WorldLimits | None = None) -> World:
         scenarios=tuple(scenarios),
         sql_scripts=_listing(root / "sql", "*.sql", limits.max_sql_scripts),
         docs=tuple(_listing(root / "docs", "*.md", limits.max_docs).values()),
+        metadata=metadata,
     )
 
 

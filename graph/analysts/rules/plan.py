@@ -1,24 +1,25 @@
 """Rule-based planning: discovery first, then targeted queries for the services that matter.
 
-Round 1 lists what exists (alerts, metric series, log streams, tables, runbooks) and searches runbooks
-and past cases. Round 2 queries discovered metrics across services, error and warning logs, change
-lines of the focus services, and the tables of each datasource, within the remaining tool budget.
+Round 1 lists what exists (alerts, the metrics the question and the firing alerts point to, log
+streams, tables, runbooks) and searches runbooks and past cases. Round 2 reads the chosen metrics by
+type (and the alerts' current values), error and warning logs, change lines of the focus services,
+the tables of each datasource and the scrape targets, within the remaining tool budget.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
-from tools.digest.labels import SERVICE_LABEL_KEYS
 from tools.facts import Digest
 
 WINDOW_MINUTES = 120  # long enough for a baseline before a change in the last hour
 MAX_METRIC_QUERIES = 12
-MAX_SERIES_PER_QUERY = 40
+MAX_INSTANT_QUERIES = 2
 MAX_FOCUS_SERVICES = 4
 MAX_TABLES_PER_DATASOURCE = 4
 MAX_DATASOURCES = 3
@@ -39,7 +40,7 @@ def plan_discovery(request: PlanRequest) -> Plan:
         return Plan(calls=[PlannedCall(tool="search_runbooks", args={"query": query, "limit": 3})])
     calls = [
         PlannedCall(tool="list_alerts", args={}),
-        PlannedCall(tool="list_metrics", args={"window_minutes": WINDOW_MINUTES}),
+        PlannedCall(tool="list_metrics", args={"question": query, "window_minutes": WINDOW_MINUTES}),
         PlannedCall(tool="list_log_streams", args={"label": "service", "window_minutes": WINDOW_MINUTES}),
         PlannedCall(tool="list_runbooks", args={}),
         PlannedCall(tool="search_runbooks", args={"query": query, "limit": 3}),
@@ -60,6 +61,8 @@ def plan_targeted(request: PlanRequest) -> Plan:
     calls = _log_calls(focus) + _metric_calls(request) + _sql_calls(request)
     if alert_terms := _alert_terms(request.digest):
         calls.append(PlannedCall(tool="search_runbooks", args={"query": alert_terms, "limit": 3}))
+    if "list_targets" in request.tool_names:
+        calls.append(PlannedCall(tool="list_targets", args={"health": "down"}))
     # Most important first, so trimming to the budget keeps what matters; a few calls stay for
     # the follow-up round.
     return Plan(calls=calls[: max(0, request.remaining_tool_calls - FOLLOW_UP_RESERVE)])
@@ -134,25 +137,35 @@ def _log_calls(focus: Sequence[str]) -> list[PlannedCall]:
 
 
 def _metric_calls(request: PlanRequest) -> list[PlannedCall]:
-    """One query per metric name across all services; troublesome-sounding names first."""
-    metrics = request.discovery.metrics
-    names = sorted(metrics, key=lambda name: (not BAD_SIGNAL.search(name), name))
-    calls: list[PlannedCall] = []
-    for name in names[:MAX_METRIC_QUERIES]:
-        if not _IDENTIFIER.match(name.replace(":", "_")):
+    """Discovery's typed reads first (firing alerts' metrics, then the question's), the alerts'
+    current values as instant queries, then other names with troublesome-sounding ones first."""
+    window = {"window_minutes": WINDOW_MINUTES}
+    reads = list(request.discovery.reads)[:MAX_METRIC_QUERIES]
+    calls = [PlannedCall(tool="read_metric", args={**_read_args(read), **window}) for read in reads]
+    calls += [
+        PlannedCall(tool="query_promql_instant", args={"promql": str(read["promql"])})
+        for read in reads
+        if str(read.get("reason", "")).startswith("alert") and read.get("promql")
+    ][:MAX_INSTANT_QUERIES]
+    chosen = {str(read.get("metric")) for read in reads}
+    names = sorted(request.discovery.metrics, key=lambda name: (not BAD_SIGNAL.search(name), name))
+    for name in names:
+        if len(chosen) >= MAX_METRIC_QUERIES:
+            break
+        if name in chosen or not _IDENTIFIER.match(name.replace(":", "_")):
             continue
-        selector = name
-        if len(metrics[name]) > MAX_SERIES_PER_QUERY:
-            focus = focus_services(request)
-            if not focus:
-                continue
-            # The label the series name their service by: `service` in one world, `job` in another.
-            key = next((k for k in SERVICE_LABEL_KEYS if any(k in ls for ls in metrics[name])), "service")
-            selector = f'{name}{{{key}=~"{"|".join(re.escape(s) for s in focus)}"}}'
-        calls.append(
-            PlannedCall(tool="query_promql", args={"promql": selector, "window_minutes": WINDOW_MINUTES})
-        )
+        chosen.add(name)
+        calls.append(PlannedCall(tool="read_metric", args={"metric": name, **window}))
     return calls
+
+
+def _read_args(read: Mapping[str, Any]) -> dict[str, Any]:
+    args: dict[str, Any] = {"metric": str(read.get("metric", ""))}
+    if read.get("kind"):
+        args["kind"] = read["kind"]
+    if read.get("matchers"):
+        args["matchers"] = dict(read["matchers"])
+    return args
 
 
 def _sql_calls(request: PlanRequest) -> list[PlannedCall]:

@@ -40,6 +40,8 @@ SOURCE_OF_TOOL = {
     "list_metrics": EvidenceSource.METRICS,
     "query_metric": EvidenceSource.METRICS,
     "query_promql": EvidenceSource.METRICS,
+    "read_metric": EvidenceSource.METRICS,
+    "list_targets": EvidenceSource.METRICS,
     "list_log_streams": EvidenceSource.LOGS,
     "query_logs": EvidenceSource.LOGS,
     "list_tables": EvidenceSource.SQL,
@@ -96,13 +98,12 @@ def incident_answers(tool: str, args: Mapping[str, Any]) -> tuple[dict[str, Any]
         ]
         return {"alerts": alerts, "total": 2}, "2 alerts"
     if tool == "list_metrics":
-        refs = [
-            {"metric": "db_connections_in_use", "labels": {"service": "db"}},
-            {"metric": "http_error_ratio", "labels": {"service": "api"}},
-        ]
-        return {"series": refs}, "2 series"
-    if tool == "query_promql":
-        if "db_connections" in str(args.get("promql")):
+        names = ["db_connections_in_use", "http_error_ratio"]
+        return {"reads": [], "names": names, "identities": {"service": ["api", "db"]}}, "2 names"
+    if tool == "list_targets":
+        return {"targets": []}, "0 targets"
+    if tool in ("query_promql", "read_metric"):
+        if "db_connections" in str(args.get("promql") or args.get("metric")):
             return {"series": [_series("db_connections_in_use", "db", 20, 100)]}, "1 series"
         return {"series": [_series("http_error_ratio", "api", 0.01, 0.4)]}, "1 series"
     if tool == "list_log_streams":

@@ -23,12 +23,22 @@ def item(tool: str, data: dict[str, Any], status: EvidenceStatus = EvidenceStatu
     )
 
 
+READ = {
+    "metric": "up",
+    "kind": "gauge",
+    "matchers": {"service": "pay"},
+    "reason": "alert PayDown",
+    "promql": 'up{service="pay"}',
+}
+
+
 def test_names_from_every_discovery_tool_are_merged() -> None:
-    series = [{"metric": "up", "labels": {"service": "pay"}}, {"metric": "rps", "labels": {"job": "cart"}}]
+    series = [{"metric": "up", "labels": {"service": "pay"}}]
+    metrics = {"reads": [READ], "names": ["rps", "up"], "identities": {"job": ["cart"]}}
     found = discover(
         [
             item("list_alerts", {"alerts": [{"labels": {"service": "ledger"}}]}),
-            item("list_metrics", {"series": series}),
+            item("list_metrics", metrics),
             item("list_log_streams", {"label": "service", "values": ["relay", "pay"]}),
             item("list_log_streams", {"label": "level", "values": ["error"]}),
             item("list_tables", {"datasource": "orders", "tables": ["t1", "t2"]}),
@@ -38,7 +48,8 @@ def test_names_from_every_discovery_tool_are_merged() -> None:
         ]
     )
 
-    assert found.metrics == {"up": [{"service": "pay"}], "rps": [{"job": "cart"}]}
+    assert found.metrics == {"up": [{"service": "pay"}, {}], "rps": [{}]}
+    assert found.reads == [READ]  # the typed read, as discovery chose it
     assert found.log_services == ["relay", "pay"]
     assert found.tables == {"orders": ["t1", "t2"]}
     assert found.runbooks == ["a.md", "b.md"]
@@ -46,10 +57,10 @@ def test_names_from_every_discovery_tool_are_merged() -> None:
 
 
 def test_label_sets_per_metric_are_bounded() -> None:
-    series = [{"metric": "up", "labels": {"pod": str(n)}} for n in range(MAX_LABEL_SETS_PER_METRIC + 5)]
+    reads = [{"metric": "up", "matchers": {"pod": str(n)}} for n in range(MAX_LABEL_SETS_PER_METRIC + 5)]
 
     assert (
-        len(discover([item("list_metrics", {"series": series})]).metrics["up"]) == MAX_LABEL_SETS_PER_METRIC
+        len(discover([item("list_metrics", {"reads": reads})]).metrics["up"]) == MAX_LABEL_SETS_PER_METRIC
     )
 
 

@@ -91,8 +91,8 @@ def test_second_round_targets_named_and_alerting_services() -> None:
     request = _request(2, digest=Digest(alert_groups=[alert]), discovery=discovery)
     assert focus_services(request) == ["storefront-web", "billing"]
     calls = plan_targeted(request).calls
-    assert {"tool": "query_promql", "promql": "queue_depth"} in [
-        {"tool": c.tool, "promql": c.args.get("promql")} for c in calls
+    assert {"tool": "read_metric", "metric": "queue_depth"} in [
+        {"tool": c.tool, "metric": c.args.get("metric")} for c in calls
     ]
     assert ("query_logs", "billing", "error") in [
         (c.tool, c.args.get("service"), c.args.get("level")) for c in calls

@@ -22,6 +22,10 @@ def test_lanes_follow_the_sources() -> None:
     assert {name for name, lane in LANE_OF_TOOL.items() if lane == "signals"} == {
         "list_alerts",
         "list_metrics",
+        "search_metrics",
+        "read_metric",
+        "list_rules",
+        "list_targets",
         "query_metric",
         "query_promql",
         "query_promql_instant",

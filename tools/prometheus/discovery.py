@@ -1,0 +1,202 @@
+"""Which metrics a diagnosis reads, and how: chosen from names, the question and the firing alerts.
+
+Plain data in, plain data out (the tool does the I/O): metric names of the window, metadata, each
+firing alert's rule selectors, the words of the question. Alert-linked metrics come first (with the
+rule's matchers and the alert's identity), then names under the implicated identities and names
+matching the question. The monitoring stack's own telemetry is never chosen unless asked about.
+Counters are read as `rate()`, histograms through `histogram_quantile`, gauges as levels.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tools.base import MetricMetadata
+from tools.identity import DEFAULT_IDENTITY, IdentityLabels, identity_of
+from tools.prometheus.expression import ExprSelector
+
+Kind = Literal["counter", "gauge", "histogram", "summary"]
+DEFAULT_STACK_JOBS: tuple[str, ...] = ("prometheus", "alertmanager", "pushgateway", "grafana")
+# Every exporter's own runtime series, and the series Prometheus synthesises per target or rule.
+_EXPORTER_PREFIXES = ("go_", "process_", "promhttp_", "scrape_", "net_conntrack_")
+_SYNTHETIC = frozenset({"ALERTS", "ALERTS_FOR_STATE"})
+# Words that put the monitoring stack itself in question.
+_STACK_WORDS = frozenset({"monitoring", "scrape", "scraping", "exporter", "exporters", "goroutines"})
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset(
+    {"the", "and", "are", "why", "what", "who", "how", "was", "were", "has", "have", "not", "any"}
+    | {"for", "with", "from", "this", "that", "there", "its", "into", "can", "does", "did"}
+)
+# A few words an SRE uses for what metric names spell differently.
+_SYNONYMS: Mapping[str, tuple[str, ...]] = {
+    "disk": ("filesystem", "disk"),
+    "filesystem": ("filesystem",),
+    "full": ("avail", "free", "size"),
+    "slow": ("latency", "duration", "seconds"),
+    "timing": ("duration", "seconds", "timeout"),
+    "lock": ("locks", "lock", "waiting", "blocked"),
+    "locks": ("locks", "lock", "waiting", "blocked"),
+    "connection": ("connections", "connected", "clients"),
+    "connections": ("connections", "connected", "clients"),
+    "memory": ("memory", "mem"),
+    "keys": ("keys",),
+    "errors": ("errors", "error", "failed", "failures"),
+    "500s": ("errors", "requests", "status"),
+}
+MAX_READS = 12
+HISTOGRAM_QUANTILE = 0.99
+
+
+@dataclass(frozen=True, slots=True)
+class MonitoringStack:
+    """What counts as the monitoring stack: its jobs and every exporter's own runtime series."""
+
+    jobs: tuple[str, ...] = DEFAULT_STACK_JOBS
+
+    def owns(self, metric: str) -> bool:
+        """Whether a metric name is the stack's own telemetry (by name alone)."""
+        prefixes = _EXPORTER_PREFIXES + tuple(f"{job}_" for job in self.jobs)
+        return metric in _SYNTHETIC or metric.startswith(prefixes)
+
+    def asked_about(self, words: Iterable[str]) -> bool:
+        """Whether the question is about the stack itself (names one of its jobs, or scraping)."""
+        return any(word in self.jobs or word in _STACK_WORDS for word in words)
+
+    def job_matcher(self) -> str:
+        """A matcher that leaves out series scraped from the stack's jobs."""
+        return 'job!~"' + "|".join(re.escape(job) for job in self.jobs) + '"'
+
+
+DEFAULT_STACK = MonitoringStack()
+
+
+@dataclass(frozen=True, slots=True)
+class AlertLink:
+    """A firing alert, its labels and the selectors of its rule's expression."""
+
+    alertname: str
+    labels: Mapping[str, str]
+    selectors: tuple[ExprSelector, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A metric name chosen for reading, with the matchers that narrow it and why it was chosen."""
+
+    metric: str
+    reason: str
+    matchers: Mapping[str, str] = field(default_factory=dict)
+
+
+def question_words(question: str) -> list[str]:
+    """The words of a question worth matching against metric names, with their synonyms."""
+    words = [w for w in _WORD.findall(question.lower()) if len(w) >= 3 and w not in _STOP]
+    expanded = [*words, *(s for w in words for s in _SYNONYMS.get(w, ()))]
+    return list(dict.fromkeys(expanded))
+
+
+def family_of(metric: str) -> str:
+    """The metric family metadata is keyed by: a histogram's or summary's name without its suffix."""
+    for suffix in ("_bucket", "_count", "_sum"):
+        if metric.endswith(suffix):
+            return metric[: -len(suffix)]
+    return metric
+
+
+def kind_of(metric: str, meta: MetricMetadata | None) -> Kind:
+    """How to read a metric: its declared type, else what its name says (`_total` counts)."""
+    declared = meta.type if meta else "unknown"
+    if metric.endswith("_bucket") and declared in ("histogram", "unknown"):
+        return "histogram"
+    if declared == "counter" or (declared == "unknown" and metric.endswith("_total")):
+        return "counter"
+    if declared in ("histogram", "summary") and metric.endswith(("_count", "_sum")):
+        return "counter"  # a histogram's or summary's count and sum only ever grow
+    return "summary" if declared == "summary" else "gauge"
+
+
+def choose(
+    names: Sequence[str],
+    *,
+    question: str,
+    links: Sequence[AlertLink] = (),
+    implicated: Sequence[str] = (),
+    stack: MonitoringStack = DEFAULT_STACK,
+    identity: IdentityLabels = DEFAULT_IDENTITY,
+    limit: int = MAX_READS,
+) -> list[Candidate]:
+    """The metrics to read, best first: alert-linked, then implicated and question-matched names."""
+    words = question_words(question)
+    keep_stack = stack.asked_about(words)
+    known = set(names)
+    chosen: dict[str, Candidate] = {}
+
+    def add(candidate: Candidate) -> None:
+        if candidate.metric not in chosen and (keep_stack or not stack.owns(candidate.metric)):
+            chosen[candidate.metric] = candidate
+
+    for link in links:
+        pairs = identity_of(link.labels, identity).pairs()
+        for sel in link.selectors:
+            if sel.metric and (sel.metric in known or not known):
+                add(Candidate(sel.metric, f"alert {link.alertname}", {**sel.equalities(), **pairs}))
+    on_implicated = set(implicated)
+    scored = sorted(
+        (name for name in names if _score(name, words) > 0),
+        key=lambda name: (-_score(name, words), name not in on_implicated, name),
+    )
+    for name in scored:
+        add(Candidate(name, "question"))
+    for name in sorted(on_implicated & known):
+        add(Candidate(name, "implicated"))
+    return list(chosen.values())[:limit]
+
+
+def _score(metric: str, words: Sequence[str]) -> int:
+    parts = metric.lower().split("_")
+    return sum(1 for word in words if any(part == word or part.startswith(word) for part in parts))
+
+
+def read_promql(
+    candidate: Candidate,
+    kind: Kind,
+    *,
+    rate_window: str,
+    stack: MonitoringStack | None = DEFAULT_STACK,
+    identity: IdentityLabels = DEFAULT_IDENTITY,
+) -> str:
+    """The PromQL that reads a candidate by its kind; `stack` None keeps the stack's jobs."""
+    by = ", ".join(dict.fromkeys((*identity.labels, *identity.resources)))
+    metric = candidate.metric
+    if kind == "histogram":
+        selector = _selector(f"{family_of(metric)}_bucket", candidate.matchers, stack)
+        return (
+            f"histogram_quantile({HISTOGRAM_QUANTILE}, sum by (le, {by}) (rate({selector}[{rate_window}])))"
+        )
+    selector = _selector(metric, candidate.matchers, stack)
+    if kind == "counter":
+        return f"sum by ({by}) (rate({selector}[{rate_window}]))"
+    return selector  # a gauge (or a summary's quantiles) is read as its level, every series kept
+
+
+def read_name(metric: str, kind: Kind) -> str:
+    """How the series of a read are named: `rate(name)`, `p99(name)` or the name itself."""
+    if kind == "counter":
+        return f"rate({metric})"
+    if kind == "histogram":
+        return f"p{round(HISTOGRAM_QUANTILE * 100)}({family_of(metric)})"
+    return metric
+
+
+def _selector(metric: str, matchers: Mapping[str, str], stack: MonitoringStack | None) -> str:
+    parts = [f'{key}="{_escape(value)}"' for key, value in sorted(matchers.items())]
+    if stack is not None and "job" not in matchers:
+        parts.append(stack.job_matcher())
+    return f"{metric}{{{','.join(parts)}}}" if parts else metric
+
+
+def _escape(value: str) -> str:
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

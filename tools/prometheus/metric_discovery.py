@@ -1,0 +1,227 @@
+"""Handlers of metric discovery and search: names, metadata and firing alerts' rules, never series.
+
+Every request is bounded by what it asks, not by the TSDB's size: the rules (as many as are
+configured), metric names from the label-value index (as many as there are names), names under
+at most MAX_IMPLICATED implicated identities, values of a few identity labels, and the metadata of
+at most `max_reads` chosen families. `/api/v1/series` is never read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from tools.base import MetricMetadata, MetricsCatalog, MetricsSource, Rule, SourceError, TimeWindow
+from tools.identity import INSTANCE_LABEL, IdentityLabels, identity_of, matcher, selectors_for_name
+from tools.prometheus.discovery import (
+    MAX_READS,
+    AlertLink,
+    Candidate,
+    MonitoringStack,
+    choose,
+    family_of,
+    kind_of,
+    question_words,
+    read_promql,
+)
+from tools.prometheus.expression import selectors_in
+from tools.toolbox.args import Name, ToolArgs, Window, mappings, text_labels
+from tools.toolbox.spec import Answer, Found, ToolContext, rejected, require, window_query
+
+# Names a discovery may hold in memory: the index of a large Prometheus has a few thousand.
+MAX_NAMES = 50_000
+MAX_LINKS = 10
+MAX_IMPLICATED = 3
+# Identity labels whose values name systems cheaply (one index lookup each); instance and pod
+# values grow with the fleet, so they are read only through the alerts that name them.
+_IDENTITY_VALUE_LABELS = 4
+_PER_FLEET = frozenset({INSTANCE_LABEL, "pod", "container", "namespace"})
+_PATTERN = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_:.*+?|()\[\]^$-]+$")]
+
+
+class ListMetricsArgs(ToolArgs):
+    question: str | None = Field(
+        default=None, max_length=500, description="the question; its words pick metric names"
+    )
+    service: Name | None = Field(default=None, description="a system's name under any identity label")
+    window_minutes: Window | None = None
+
+
+class SearchMetricsArgs(ToolArgs):
+    pattern: _PATTERN = Field(description="an RE2 pattern the whole metric name must match")
+    window_minutes: Window | None = None
+
+
+def catalog_of(ctx: ToolContext) -> MetricsCatalog:
+    """The metrics source's catalog (names, metadata, rules, targets), or an UNAVAILABLE refusal."""
+    source: MetricsSource = require(ctx.sources.metrics, "metrics")
+    if not isinstance(source, MetricsCatalog):
+        raise SourceError("the metrics backend serves no metric catalog")
+    return source
+
+
+def stack_of(ctx: ToolContext) -> MonitoringStack:
+    return MonitoringStack(tuple(ctx.limits.monitoring_jobs))
+
+
+async def list_metrics(ctx: ToolContext, args: ListMetricsArgs) -> Answer:
+    catalog, window, identity = catalog_of(ctx), ctx.window(args.window_minutes), ctx.limits.identity
+    stack = stack_of(ctx)
+    links = alert_links(await _rules(catalog, ctx.limits.max_alerts))
+    names = await catalog.metric_names(match=[], window=window, limit=MAX_NAMES)
+    implicated = await _implicated(catalog, links, args.service, window, identity)
+    question = " ".join(filter(None, [args.question, args.service]))
+    candidates = choose(
+        names, question=question, links=links, implicated=implicated, stack=stack, identity=identity
+    )
+    keep_stack = stack.asked_about(question_words(question))
+    reads = await _reads(catalog, candidates, identity, None if keep_stack else stack)
+    limit = ctx.limits.max_discovery_items
+    listed = [name for name in names if keep_stack or not stack.owns(name)][:limit]
+    identities = await _identity_values(catalog, identity, window, limit)
+    if not keep_stack:
+        identities = {k: [v for v in vs if v not in stack.jobs] for k, vs in identities.items()}
+    summary = "; ".join(f"{r['metric']} as {r['kind']} ({r['reason']})" for r in reads)
+    return Answer(
+        title="Metrics to read",
+        summary=f"{len(names)} metric names, {len(reads)} chosen: {summary}",
+        data={"reads": reads, "names": listed, "identities": identities},
+        query={"question": args.question, "service": args.service, **window_query(window)},
+        empty=not names,
+        truncated=len(listed) < len(names),
+    )
+
+
+async def search_metrics(ctx: ToolContext, args: SearchMetricsArgs) -> Answer:
+    """Names matching a pattern (asked of the name index), with the metadata of the first few."""
+    try:
+        re.compile(args.pattern)
+    except re.error as error:
+        raise rejected("pattern is not a valid regular expression") from error
+    catalog, window = catalog_of(ctx), ctx.window(args.window_minutes)
+    limit = ctx.limits.max_discovery_items
+    match = [f'{{__name__=~"{args.pattern}"}}']
+    names = await catalog.metric_names(match=match, window=window, limit=limit + 1)
+    shown = names[:limit]
+    metas = await asyncio.gather(*(_metadata(catalog, family_of(n)) for n in shown[:MAX_READS]))
+    items: list[dict[str, Any]] = [{"metric": name} for name in shown]
+    for item, meta in zip(items, metas, strict=False):
+        item.update(_meta_fields(str(item["metric"]), meta))
+    return Answer(
+        title=f"Metrics matching {args.pattern}",
+        summary=f"{len(shown)} metrics: {', '.join(shown[:20])}",
+        data={"metrics": items},
+        query={"pattern": args.pattern, **window_query(window)},
+        empty=not shown,
+        truncated=len(names) > limit,
+    )
+
+
+def alert_links(rules: Sequence[Rule]) -> list[AlertLink]:
+    """Each firing alert with the selectors of its rule's expression."""
+    links: list[AlertLink] = []
+    for rule in rules:
+        firing = [alert for alert in rule.alerts if alert.status == "firing"]
+        if rule.kind != "alerting" or not firing:
+            continue
+        selectors = tuple(selectors_in(rule.expr))
+        links += [AlertLink(rule.name, dict(alert.labels), selectors) for alert in firing]
+    return links[:MAX_LINKS]
+
+
+def found_reads(data: Any) -> Found:
+    """The names and typed reads a discovery answer holds, and the identities it saw."""
+    reads = mappings(data.get("reads"))
+    metrics = [(str(r.get("metric", "")), text_labels(r.get("matchers"))) for r in reads]
+    metrics += [(str(name), {}) for name in data.get("names") or [] if isinstance(name, str)]
+    identities = data.get("identities") or {}
+    services = [str(v) for values in identities.values() if isinstance(values, list) for v in values]
+    keys = ("metric", "kind", "matchers", "reason", "promql")
+    read_args = tuple({k: r[k] for k in keys if k in r} for r in reads if r.get("metric"))
+    return Found(metrics=tuple(metrics), services=tuple(services), reads=read_args)
+
+
+async def _rules(catalog: MetricsCatalog, limit: int) -> list[Rule]:
+    # A backend without a rules API (or an unreadable one) still lets names be discovered.
+    try:
+        return await catalog.rules(limit=limit)
+    except SourceError:
+        return []
+
+
+async def _implicated(
+    catalog: MetricsCatalog,
+    links: Sequence[AlertLink],
+    service: str | None,
+    window: TimeWindow,
+    identity: IdentityLabels,
+) -> list[str]:
+    """Names scraped from the systems the alerts (or the question's service) name."""
+    selectors: list[str] = []
+    for link in links:
+        found = identity_of(link.labels, identity)
+        pairs = [*found.primary, *((k, v) for k, v in found.qualifiers if k == INSTANCE_LABEL)]
+        if pairs:
+            selectors.append("{" + ",".join(matcher(k, v) for k, v in pairs) + "}")
+    selectors = list(dict.fromkeys(selectors))[:MAX_IMPLICATED]
+    named = list(selectors_for_name(service, identity)) if service else []
+    names: set[str] = set()
+    for match in [*([s] for s in selectors), *([named] if named else [])]:
+        names.update(await catalog.metric_names(match=match, window=window, limit=MAX_NAMES))
+    return sorted(names)
+
+
+async def _reads(
+    catalog: MetricsCatalog,
+    candidates: Sequence[Candidate],
+    identity: IdentityLabels,
+    stack: MonitoringStack | None,
+) -> list[dict[str, Any]]:
+    metas = await asyncio.gather(*(_metadata(catalog, family_of(c.metric)) for c in candidates))
+    reads = []
+    for candidate, meta in zip(candidates, metas, strict=True):
+        kind = kind_of(candidate.metric, meta)
+        promql = read_promql(candidate, kind, rate_window="5m", stack=stack, identity=identity)
+        reads.append(
+            {
+                "metric": candidate.metric,
+                "kind": kind,
+                "reason": candidate.reason,
+                "matchers": dict(candidate.matchers),
+                "promql": promql,
+                **_meta_fields(candidate.metric, meta),
+            }
+        )
+    return reads
+
+
+async def _metadata(catalog: MetricsCatalog, family: str) -> MetricMetadata | None:
+    try:
+        return await catalog.metadata(metric=family)
+    except SourceError:
+        return None
+
+
+def _meta_fields(metric: str, meta: MetricMetadata | None) -> dict[str, str]:
+    if meta is None:
+        return {"type": kind_of(metric, None), "help": "", "unit": ""}
+    return {"type": meta.type, "help": meta.help[:200], "unit": meta.unit}
+
+
+async def _identity_values(
+    catalog: MetricsCatalog, identity: IdentityLabels, window: TimeWindow, limit: int
+) -> dict[str, list[str]]:
+    labels = [label for label in identity.name_labels if label not in _PER_FLEET][:_IDENTITY_VALUE_LABELS]
+    values: dict[str, list[str]] = {}
+    for label in labels:
+        try:
+            found = await catalog.label_values(label=label, window=window, limit=limit)
+        except SourceError:
+            continue
+        if found:
+            values[label] = found
+    return values
