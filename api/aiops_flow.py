@@ -18,8 +18,9 @@ from api.run_lifecycle import Done, OpenedRun, Part, Run, RunLifecycle
 from graph.recorder import TRACE_VERSION
 from graph.runner import RunFailed, RunRequest, RunResult
 from persistence.tables import AgentFlow, RunOutcome, RunStatus
-from tools.digest.labels import service_of
+from tools.digest.labels import instance_of
 from tools.evidence_store import RunEvidence
+from tools.identity import DEFAULT_IDENTITY, IdentityLabels, identity_of
 
 DEFAULT_INSTRUCTION = "Scan the active alerts and diagnose each group."
 GroupResults = list[tuple["AlertGroupRef", RunResult | None]]
@@ -31,22 +32,38 @@ class AlertGroupRef:
     service: str | None
     count: int
     severity: str | None
+    # `job=node instance=db1:9100`: the group's own identity (tools.identity), empty when it has none.
+    identity: str = ""
 
 
-def group_alerts(alerts: Sequence[Mapping[str, Any]], services: Sequence[str]) -> list[AlertGroupRef]:
-    """Firing alerts grouped by (alertname, service), every instance counted; optionally scoped."""
-    counts: dict[tuple[str, str | None], list[Mapping[str, Any]]] = {}
+def group_alerts(
+    alerts: Sequence[Mapping[str, Any]],
+    services: Sequence[str],
+    identity: IdentityLabels = DEFAULT_IDENTITY,
+) -> list[AlertGroupRef]:
+    """Firing alerts grouped by (alertname, identity), every instance counted; optionally scoped.
+
+    Each group sits under its own identity (service, app, job, workload, else the instance); an
+    alert with no identity label at all is grouped by alertname and instance, never dropped.
+    """
+    counts: dict[tuple[str, str], tuple[str | None, list[Mapping[str, Any]]]] = {}
     for alert in alerts:
         labels = alert.get("labels") or {}
         if str(alert.get("status", "firing")) not in ("firing", "active"):
             continue
-        service = service_of(labels)
-        if services and service not in services:
+        ident = identity_of(labels, identity)
+        instance = instance_of(labels)
+        service = ident.name or instance
+        named = {service, *(v for _, v in (*ident.primary, *ident.qualifiers))}
+        if services and not named.intersection(services):
             continue
-        counts.setdefault((str(labels.get("alertname", "unnamed")), service), []).append(labels)
+        primary = " ".join(f"{k}={v}" for k, v in ident.primary)
+        primary = primary or (f"instance={instance}" if instance else "")
+        key = (str(labels.get("alertname", "unnamed")), primary)
+        counts.setdefault(key, (service, []))[1].append(labels)
     groups = [
-        AlertGroupRef(name, service, len(items), items[0].get("severity"))
-        for (name, service), items in counts.items()
+        AlertGroupRef(name, service, len(items), items[0].get("severity"), primary)
+        for (name, primary), (service, items) in counts.items()
     ]
     order = {"critical": 0, "page": 0, "error": 1, "warning": 2}
     return sorted(groups, key=lambda g: (order.get(str(g.severity), 3), -g.count, g.alertname))
@@ -58,11 +75,11 @@ def evaluate_report(
     runbooks_available: bool,
 ) -> dict[str, Any]:
     """Deterministic checks of the AIOps report (stored, never streamed)."""
-    addressed = {(g.alertname, g.service) for g, r in results if r is not None}
+    addressed = {(g.alertname, g.identity) for g, r in results if r is not None}
     unaddressed = [
-        {"alertname": g.alertname, "service": g.service}
+        {"alertname": g.alertname, "service": g.service, "identity": g.identity}
         for g in groups
-        if (g.alertname, g.service) not in addressed
+        if (g.alertname, g.identity) not in addressed
     ]
     backed, cited, unsupported = True, True, 0
     for _, result in results:
@@ -122,7 +139,7 @@ class AiOpsFlow:
         evidence = RunEvidence(budget_bytes=self._diagnoser.evidence_budget_bytes)
         scan = await toolbox.call("list_alerts", {}, evidence)
         await run.recorder.on_tool(scan, {})
-        groups = group_alerts(scan.data.get("alerts", []), run.opened.services)
+        groups = group_alerts(scan.data.get("alerts", []), run.opened.services, toolbox.limits.identity)
         for group in groups[: self._max_groups]:
             result = await self._diagnose(run.opened, group, run)
             results.append((group, result))
@@ -147,6 +164,8 @@ class AiOpsFlow:
 
     async def _diagnose(self, opened: OpenedRun, group: AlertGroupRef, run: Run) -> RunResult | None:
         where = f" on {group.service}" if group.service else ""
+        if group.identity and group.identity.split("=", 1)[-1] != group.service:
+            where += f" ({group.identity})"  # namespace/workload or job+instance: which one exactly
         request = RunRequest(
             run_id=opened.run_id,
             session_id=opened.session_id,
@@ -168,6 +187,7 @@ def _group_report(group: AlertGroupRef, result: RunResult | None) -> dict[str, A
         "service": group.service,
         "count": group.count,
         "severity": group.severity,
+        "identity": group.identity,
     }
     if result is None:
         return {"group": head, "outcome": "FAILED", "report": None}
@@ -223,6 +243,7 @@ def combined_trace(results: Sequence[tuple[AlertGroupRef, RunResult | None]]) ->
             {
                 "alertname": group.alertname,
                 "service": group.service,
+                "identity": group.identity,
                 "final_node": result.trace.get("final_node") if result else None,
                 "termination_reason": result.trace.get("termination_reason") if result else "FAILED",
                 "degraded": bool(result.trace.get("degraded")) if result else True,
