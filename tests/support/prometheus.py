@@ -106,10 +106,14 @@ def running_prometheus(world: World, workdir: Path) -> Iterator[str]:
 
 
 @contextmanager
-def running_alertmanager(world: World, workdir: Path) -> Iterator[str]:
+def running_alertmanager(
+    world: World, workdir: Path, *, inhibit_rules: Sequence[dict[str, Any]] = ()
+) -> Iterator[str]:
     """Start Alertmanager, POST every world alert to it, yield its base URL once they are listed."""
     binary = require_binary("prometheus-alertmanager")
-    config = {"route": {"receiver": "void"}, "receivers": [{"name": "void"}]}
+    config: dict[str, Any] = {"route": {"receiver": "void"}, "receivers": [{"name": "void"}]}
+    if inhibit_rules:
+        config["inhibit_rules"] = list(inhibit_rules)
     (workdir / "alertmanager.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     port = free_port()
     command = [
