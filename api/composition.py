@@ -12,6 +12,7 @@ import os
 import socket
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 import sqlalchemy as sa
@@ -89,6 +90,19 @@ class Services:
     async def context_store_ready(self) -> tuple[bool, str]:
         ok = await self.contexts.ping()
         return ok, "ok" if ok else "unreachable"
+
+    async def evidence_ready(self) -> dict[str, dict[str, Any]]:
+        """Each configured evidence backend: ok or degraded (never fails readiness), probe latency."""
+        probes = await self.diagnosis.toolbox.probe()
+        return {
+            name: {
+                "status": "ok" if health.ok else "degraded",
+                "detail": "ok" if health.ok else health.reason,
+                "backend": backend,
+                "latency_ms": round(latency_ms, 1),
+            }
+            for name, (health, latency_ms, backend) in probes.items()
+        }
 
 
 def tool_limits(settings: Settings) -> ToolLimits:

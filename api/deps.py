@@ -8,7 +8,7 @@ thread, which under load meant up to 40 extra threads and a thread hop per reque
 
 from __future__ import annotations
 
-from typing import Annotated, NamedTuple, Protocol
+from typing import Annotated, Any, NamedTuple, Protocol
 
 from fastapi import Depends, Path, Query, Request
 
@@ -55,6 +55,7 @@ class Readiness(Protocol):
     async def database_ready(self) -> tuple[bool, str]: ...
     async def context_store_ready(self) -> tuple[bool, str]: ...
     async def sql_roles_ready(self) -> tuple[bool, dict[str, dict[str, str]]]: ...
+    async def evidence_ready(self) -> dict[str, dict[str, Any]]: ...
 
 
 async def get_readiness(services: ServicesDep) -> Readiness:

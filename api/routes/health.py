@@ -21,10 +21,12 @@ async def healthz() -> HealthEnvelope:
 @router.get("/readyz", response_model=None, responses={200: {"model": ReadinessEnvelope}})
 async def readyz(readiness: ReadinessDep, settings: SettingsDep) -> JSONResponse:
     """503 when the database is unreachable or a SQL datasource's role is refused (that datasource is
-    disabled); a Redis outage only degrades chat history, an unreachable datasource only its evidence."""
+    disabled); a Redis outage only degrades chat history, an unreachable datasource or evidence
+    backend (Prometheus, Alertmanager, Loki, knowledge) only its evidence: `degraded`, still 200."""
     db_ok, db_detail = await readiness.database_ready()
     ctx_ok, ctx_detail = await readiness.context_store_ready()
     sql_ok, sql_roles = await readiness.sql_roles_ready()
+    evidence = await readiness.evidence_ready()
     checks: dict[str, Any] = {
         "database": {"status": "ok" if db_ok else "down", "detail": db_detail},
         "session_context": {
@@ -35,6 +37,7 @@ async def readyz(readiness: ReadinessDep, settings: SettingsDep) -> JSONResponse
     }
     if sql_roles:
         checks["sql_datasources"] = sql_roles
+    checks["evidence"] = evidence
     ready = db_ok and sql_ok
     body = ReadinessEnvelope(
         code="OK" if ready else "NOT_READY",

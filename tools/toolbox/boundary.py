@@ -84,6 +84,20 @@ class Toolbox:
         checks = await asyncio.gather(*(self._health_of(name) for name in names))
         return dict(zip(names, checks, strict=True))
 
+    async def probe(self) -> dict[str, tuple[SourceHealth, float, str]]:
+        """Each configured source's health, how long its probe took (ms) and its backend's name
+        (`Prometheus`, `Alertmanager`, `Loki`, a world fixture...): what /readyz reports."""
+        names = [s.value for s in SOURCES if getattr(self.sources, s.value) is not None]
+
+        async def timed(name: str) -> tuple[SourceHealth, float, str]:
+            started = time.perf_counter()
+            health = await self._health_of(name)
+            source = getattr(self.sources, name)
+            return health, _elapsed_ms(started), str(getattr(source, "backend", type(source).__name__))
+
+        probes = await asyncio.gather(*(timed(name) for name in names))
+        return dict(zip(names, probes, strict=True))
+
     async def _health_of(self, name: str) -> SourceHealth:
         source = getattr(self.sources, name)
         if source is None:
