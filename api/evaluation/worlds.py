@@ -34,7 +34,7 @@ def discover_worlds(folders: Iterable[Path]) -> list[Path]:
 
 @dataclass(frozen=True, slots=True)
 class EvalScenario:
-    """A scenario as the harness runs it: the DESIGN.md fields plus optional multi-turn extensions.
+    """A scenario as the harness runs it: the world format's fields plus optional multi-turn extensions.
 
     `history` is prior conversation handed to the first run (`{query, summary, root_cause_service}`);
     `turns` are follow-up questions asked after `question` in the same session. The expectation is

@@ -15,7 +15,7 @@ from api.app import create_app
 from api.settings import Settings
 from tests.support.app_state import services_of
 
-MAX_TRANSACTIONS = 6  # issue 18: batching keeps a typical sub-second run at 6 transactions at most
+MAX_TRANSACTIONS = 6  # batching keeps a typical sub-second run at 6 transactions at most
 
 
 @pytest.mark.parametrize("query", ["why is billing failing?", "hello"])

@@ -114,7 +114,7 @@ def iso(moment: datetime | None) -> str | None:
     if moment is None:
         return None
     if type(moment) is datetime and moment.tzinfo is UTC:  # orjson refuses datetime subclasses
-        # The same text as below, about 4x faster: a log result formats hundreds of these on the
+        # The same text as below, faster (bench/README.md): a log result formats hundreds of these on the
         # event loop, and every source normalises its times to UTC.
         return orjson.dumps(moment, option=orjson.OPT_UTC_Z)[1:-1].decode()
     return moment.isoformat().replace("+00:00", "Z")
