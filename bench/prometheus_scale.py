@@ -42,8 +42,8 @@ _CAP_WORDS = ("cap", "exceeded", "too large", "too many")
 
 
 class _CountedStream(httpx.AsyncByteStream):
-    def __init__(self, inner: httpx.AsyncByteStream, meter: ByteMeter, path: str) -> None:
-        self._inner, self._meter, self._path = inner, meter, path
+    def __init__(self, inner: httpx.AsyncByteStream, meter: ByteMeter, path: str, started: float) -> None:
+        self._inner, self._meter, self._path, self._started = inner, meter, path, started
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         by_path = self._meter.by_path
@@ -54,6 +54,9 @@ class _CountedStream(httpx.AsyncByteStream):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+        # Request sent to body closed: Prometheus's work plus the read (concurrent calls overlap).
+        spent = self._meter.seconds_by_path
+        spent[self._path] = spent.get(self._path, 0.0) + time.perf_counter() - self._started
 
 
 @dataclass(slots=True)
@@ -64,12 +67,14 @@ class ByteMeter(httpx.AsyncBaseTransport):
     bytes: int = 0
     requests: int = 0
     by_path: dict[str, int] = field(default_factory=dict)  # bytes per API path, for the JSON
+    seconds_by_path: dict[str, float] = field(default_factory=dict)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        started = time.perf_counter()
         response = await self.inner.handle_async_request(request)
         self.requests += 1
         assert isinstance(response.stream, httpx.AsyncByteStream)
-        response.stream = _CountedStream(response.stream, self, request.url.path)
+        response.stream = _CountedStream(response.stream, self, request.url.path, started)
         return response
 
     async def aclose(self) -> None:
@@ -86,6 +91,7 @@ class Cost:
     calls: int
     capped: tuple[str, ...]  # "tool: STATUS summary" of each call that hit a cap
     by_path: Mapping[str, int] = field(default_factory=dict)
+    seconds_by_path: Mapping[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +159,9 @@ async def _discovery(settings: Settings, calls: Sequence[tuple[str, dict[str, An
         started = time.perf_counter()
         found = [await toolbox.call(tool, args, run) for tool, args in calls]
         seconds = time.perf_counter() - started
-    return Cost(meter.bytes, seconds, meter.requests, len(found), _capped(found), meter.by_path)
+    return Cost(
+        meter.bytes, seconds, meter.requests, len(found), _capped(found), meter.by_path, meter.seconds_by_path
+    )
 
 
 async def _diagnosis(settings: Settings) -> tuple[Cost, str, list[tuple[str, dict[str, Any]]]]:
@@ -166,7 +174,15 @@ async def _diagnosis(settings: Settings) -> tuple[Cost, str, list[tuple[str, dic
         started = time.perf_counter()
         result = await diagnoser.start(request, observer=log).result()
         seconds = time.perf_counter() - started
-    cost = Cost(meter.bytes, seconds, meter.requests, len(log.evidence), _capped(log.evidence), meter.by_path)
+    cost = Cost(
+        meter.bytes,
+        seconds,
+        meter.requests,
+        len(log.evidence),
+        _capped(log.evidence),
+        meter.by_path,
+        meter.seconds_by_path,
+    )
     return cost, result.outcome, log.calls
 
 
@@ -174,7 +190,9 @@ def _median_cost(costs: Sequence[Cost]) -> Cost:
     """Median wall time; bytes, calls and caps of the first (they repeat with the data)."""
     first = costs[0]
     seconds = statistics.median(c.seconds for c in costs)
-    return Cost(first.bytes, seconds, first.requests, first.calls, first.capped, first.by_path)
+    return Cost(
+        first.bytes, seconds, first.requests, first.calls, first.capped, first.by_path, first.seconds_by_path
+    )
 
 
 async def measure_size(series: int, folder: Path, repeats: int) -> SizeRow:
@@ -273,4 +291,5 @@ def _row_json(row: SizeRow) -> dict[str, Any]:
 
 def _cost_json(cost: Cost) -> dict[str, Any]:
     return {"bytes": cost.bytes, "seconds": round(cost.seconds, 4), "requests": cost.requests,
-            "calls": cost.calls, "capped": list(cost.capped), "by_path": dict(cost.by_path)}  # fmt: skip
+            "calls": cost.calls, "capped": list(cost.capped), "by_path": dict(cost.by_path),
+            "seconds_by_path": {k: round(v, 4) for k, v in cost.seconds_by_path.items()}}  # fmt: skip
