@@ -1,8 +1,11 @@
 """Real Prometheus and Alertmanager processes serving a world, for the contract suites.
 
 Metric history is converted to OpenMetrics and loaded with `promtool tsdb create-blocks-from
-openmetrics`; every active world alert becomes an alerting rule on `vector(1)` that really fires
-(an inactive one a rule that never does). Alertmanager receives the world's alerts by POST.
+openmetrics`; every world alert becomes an alerting rule: on its own `expr` when it has one (the
+world must make it fire exactly when the alert is active), else on `vector(1)` that really fires
+(an inactive one a rule that never does). Optional scrape targets are scraped every second, and
+`serving_metrics` stands up a tiny exporter (scrapes are what give Prometheus metadata).
+Alertmanager receives the world's alerts by POST.
 """
 
 from __future__ import annotations
@@ -10,11 +13,13 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +67,7 @@ def alert_rules(world: World) -> dict[str, Any]:
         rules.append(
             {
                 "alert": alert.labels["alertname"],
-                "expr": "vector(1)" if alert.active_at(world.now) else "vector(1) < 0",
+                "expr": alert.expr or ("vector(1)" if alert.active_at(world.now) else "vector(1) < 0"),
                 "for": "0s",
                 "labels": labels,
                 "annotations": dict(alert.annotations),
@@ -72,8 +77,38 @@ def alert_rules(world: World) -> dict[str, Any]:
 
 
 @contextmanager
-def running_prometheus(world: World, workdir: Path) -> Iterator[str]:
-    """Start Prometheus on the world's history and rules; yield its base URL once alerts fire."""
+def serving_metrics(text: str, port: int) -> Iterator[str]:
+    """Serve `text` as a Prometheus exposition at 127.0.0.1:`port`/metrics; yield host:port."""
+
+    class _Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = text.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain; version=0.0.4")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@contextmanager
+def running_prometheus(
+    world: World, workdir: Path, *, scrape: Sequence[tuple[str, str]] = ()
+) -> Iterator[str]:
+    """Start Prometheus on the world's history and rules, scraping `scrape` ((job, host:port) pairs)
+    every second; yield its base URL once alerts fire and every target was scraped once."""
     promtool, prometheus = require_binary("promtool"), require_binary("prometheus")
     data = workdir / "data"
     history = workdir / "history.om"
@@ -85,7 +120,13 @@ def running_prometheus(world: World, workdir: Path) -> Iterator[str]:
         timeout=120,
     )
     (workdir / "rules.yml").write_text(yaml.safe_dump(alert_rules(world)), encoding="utf-8")
-    config = {"global": {"evaluation_interval": "1s"}, "rule_files": [str(workdir / "rules.yml")]}
+    config: dict[str, Any] = {
+        "global": {"evaluation_interval": "1s", "scrape_interval": "1s", "scrape_timeout": "1s"},
+        "rule_files": [str(workdir / "rules.yml")],
+        "scrape_configs": [
+            {"job_name": job, "static_configs": [{"targets": [address]}]} for job, address in scrape
+        ],
+    }
     (workdir / "prometheus.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     port = free_port()
     command = [
@@ -102,6 +143,7 @@ def running_prometheus(world: World, workdir: Path) -> Iterator[str]:
     with _process(command, workdir / "prometheus.log"):
         _wait_for(lambda: _get(url + "/-/ready") is not None, "Prometheus ready", workdir)
         _wait_for(lambda: _firing_rule_alerts(url) >= expected, "alerts firing", workdir)
+        _wait_for(lambda: _scraped_targets(url) >= len(scrape), "targets scraped", workdir)
         yield url
 
 
@@ -169,6 +211,12 @@ def _firing_rule_alerts(url: str) -> int:
     body = _get_json(url + "/api/v1/alerts")
     alerts = body.get("data", {}).get("alerts", []) if isinstance(body, dict) else []
     return sum(1 for alert in alerts if alert.get("state") == "firing")
+
+
+def _scraped_targets(url: str) -> int:
+    body = _get_json(url + "/api/v1/targets?state=active")
+    targets = body.get("data", {}).get("activeTargets", []) if isinstance(body, dict) else []
+    return sum(1 for target in targets if target.get("health") in ("up", "down"))
 
 
 def _postable(alert: dict[str, Any]) -> dict[str, Any]:

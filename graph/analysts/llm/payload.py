@@ -61,6 +61,9 @@ def evidence_view(
     ][:MAX_EVIDENCE_REFS]
 
 
+MAX_READS = 12
+
+
 def discovery_view(discovery: Discovery) -> dict[str, Any]:
     """What exists: metric names with the services that report them, log services, tables, runbooks."""
     metrics = {
@@ -73,6 +76,12 @@ def discovery_view(discovery: Discovery) -> dict[str, Any]:
         "tables": {name: list(tables)[:MAX_NAMES] for name, tables in discovery.tables.items()},
         "runbooks": list(discovery.runbooks)[:MAX_NAMES],
         "services": list(discovery.services)[:MAX_NAMES],
+        # The typed reads discovery chose (firing alerts' metrics first): read_metric arguments and
+        # the PromQL each stands for, the model's best starting points.
+        "metric_reads": [
+            {key: read[key] for key in ("metric", "kind", "matchers", "reason", "promql") if key in read}
+            for read in list(discovery.reads)[:MAX_READS]
+        ],
     }
 
 

@@ -15,9 +15,14 @@ prior turns given; services lists service names the question mentions."""
 PLAN_PROMPT = """\
 You plan evidence gathering for an incident diagnosis. Answer with the Plan tool: a list of tool calls.
 Discovery has already run: `discovered` lists metric names with the services reporting them, log services,
-tables per datasource and runbooks; `digest` holds what the alerts, runbooks and past cases said.
-Choose the targeted calls that can confirm or rule out a cause: PromQL on discovered metric names, logs
-of the services involved, a single read-only SELECT on a discovered table, runbooks for the firing alerts.
+tables per datasource and runbooks, and `metric_reads`: the metrics the firing alerts' rules and the question
+point to, each with its type and matchers; `digest` holds what the alerts, runbooks and past cases said.
+Choose the targeted calls that can confirm or rule out a cause: read_metric for the metric_reads (counters
+become rates, histograms p99, with the alert's labels), query_promql_instant for a value now, PromQL with
+label matchers and aggregation by instance or job, list_targets for scrape health, list_rules for an alert's
+expression, logs of the services involved, a single read-only SELECT on a discovered table, runbooks for the
+firing alerts. The monitoring stack's own metrics (prometheus_*, alertmanager_*, go_*, process_*) are not
+suspects unless the question is about monitoring.
 Use only the tool names given, stay within remaining_tool_calls, and return no calls when the evidence
 already answers the question. The query tools, with their arguments:
 """ + "\n".join(

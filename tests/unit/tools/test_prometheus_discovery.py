@@ -1,0 +1,173 @@
+"""Discovery's choice of metrics on plain data: real exporters' names, alerts' rule selectors, the
+question's words, and the monitoring stack's own telemetry, which is never chosen unless asked about."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.base import MetricMetadata
+from tools.prometheus.discovery import (
+    AlertLink,
+    Candidate,
+    MonitoringStack,
+    choose,
+    kind_of,
+    question_words,
+    read_name,
+    read_promql,
+)
+from tools.prometheus.expression import selectors_in
+
+# A small real host's names: node, postgres, redis and mysqld exporters, plus every exporter's
+# runtime series and Prometheus's and Alertmanager's own internals.
+NAMES = sorted(
+    [
+        "node_cpu_seconds_total",
+        "node_load1",
+        "node_filesystem_avail_bytes",
+        "node_filesystem_size_bytes",
+        "node_filesystem_readonly",
+        "node_memory_MemAvailable_bytes",
+        "pg_up",
+        "pg_locks_count",
+        "pg_stat_activity_count",
+        "pg_settings_max_connections",
+        "redis_db_keys",
+        "redis_memory_used_bytes",
+        "redis_connected_clients",
+        "mysql_global_status_threads_connected",
+        "mysql_global_variables_max_connections",
+        "http_request_duration_seconds_bucket",
+        "http_request_duration_seconds_count",
+        "go_goroutines",
+        "go_memstats_alloc_bytes",
+        "process_cpu_seconds_total",
+        "process_resident_memory_bytes",
+        "promhttp_metric_handler_requests_total",
+        "alertmanager_alerts",
+        "alertmanager_notifications_total",
+        "alertmanager_alerts_received_total",
+        "prometheus_tsdb_head_series",
+        "prometheus_rule_evaluations_total",
+        "scrape_duration_seconds",
+        "up",
+        "ALERTS",
+    ]
+)
+INTERNAL = ("go_", "process_", "promhttp_", "alertmanager_", "prometheus_", "scrape_", "ALERTS")
+FS_EXPR = (
+    '(node_filesystem_avail_bytes{fstype!="tmpfs"} / node_filesystem_size_bytes) * 100 < 10 '
+    "and on (instance, device, mountpoint) node_filesystem_readonly == 0"
+)
+CPU_EXPR = '100 - (avg by (instance) (rate(node_cpu_seconds_total{mode="idle"}[1m])) * 100) > 97'
+
+
+def _fs_alert() -> AlertLink:
+    labels = {"alertname": "HostFilesystemAlmostFull", "instance": "db1:9100", "mountpoint": "/data"}
+    return AlertLink("HostFilesystemAlmostFull", labels, tuple(selectors_in(FS_EXPR)))
+
+
+def test_rule_expressions_yield_their_metrics_and_equality_matchers() -> None:
+    cpu = selectors_in(CPU_EXPR)
+    locks = selectors_in('sum by (datname) (pg_locks_count{mode="exclusivelock"}) > 5')
+    quantile = selectors_in(
+        'histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{handler="/pay"}[5m])))'
+    )
+
+    assert [(s.metric, s.equalities()) for s in cpu] == [("node_cpu_seconds_total", {"mode": "idle"})]
+    assert [(s.metric, s.equalities()) for s in locks] == [("pg_locks_count", {"mode": "exclusivelock"})]
+    assert [s.metric for s in quantile] == ["http_request_duration_seconds_bucket"]
+    assert [s.metric for s in selectors_in(FS_EXPR)] == [
+        "node_filesystem_avail_bytes",
+        "node_filesystem_size_bytes",
+        "node_filesystem_readonly",
+    ]
+    assert selectors_in("vector(1)") == []
+    assert selectors_in('{__name__="redis_db_keys", db="db3"} offset 5m')[0].metric == "redis_db_keys"
+
+
+def test_firing_alert_metrics_come_first_with_the_alerts_identity() -> None:
+    chosen = choose(NAMES, question="why is HostFilesystemAlmostFull firing?", links=[_fs_alert()])
+
+    first = chosen[0]
+    assert first.metric == "node_filesystem_avail_bytes"
+    assert first.reason == "alert HostFilesystemAlmostFull"
+    assert first.matchers == {"instance": "db1:9100", "mountpoint": "/data"}
+    assert {c.metric for c in chosen[:3]} == {
+        "node_filesystem_avail_bytes",
+        "node_filesystem_size_bytes",
+        "node_filesystem_readonly",
+    }
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("who holds the lock everyone waits on?", "pg_locks_count"),
+        ("why is redis running out of memory with so many keys?", "redis_db_keys"),
+        ("why are mysql connections exhausted?", "mysql_global_status_threads_connected"),
+        ("is the disk full on db1?", "node_filesystem_avail_bytes"),
+    ],
+)
+def test_the_questions_words_pick_exporter_metrics(question: str, expected: str) -> None:
+    chosen = [c.metric for c in choose(NAMES, question=question)]
+
+    assert expected in chosen
+    assert not [name for name in chosen if name.startswith(INTERNAL)]
+
+
+def test_the_monitoring_stack_is_never_chosen_unless_asked_about() -> None:
+    # Alertmanager's counters move whenever any alert fires: they match "alerts" but are not suspects.
+    everyday = choose(NAMES, question="why are alerts firing on the hosts? anything with memory?")
+    about_stack = choose(NAMES, question="is alertmanager dropping notifications?")
+
+    assert everyday, "the question's words still pick the hosts' metrics"
+    assert not [c.metric for c in everyday if c.metric.startswith(INTERNAL)]
+    assert "alertmanager_notifications_total" in [c.metric for c in about_stack]
+
+
+def test_stack_jobs_are_configurable_and_matched_by_name_prefix() -> None:
+    stack = MonitoringStack(jobs=("prometheus", "thanos"))
+
+    assert stack.owns("thanos_store_series") and stack.owns("go_goroutines")
+    assert not stack.owns("alertmanager_alerts")  # no longer a stack job here
+    assert stack.job_matcher() == 'job!~"prometheus|thanos"'
+    assert stack.asked_about(question_words("why is thanos slow?"))
+
+
+def test_implicated_names_fill_in_after_the_question() -> None:
+    implicated = ["pg_up", "pg_stat_activity_count", "go_goroutines"]
+
+    chosen = choose(NAMES, question="what is wrong there?", implicated=implicated)
+
+    assert [c.metric for c in chosen] == ["pg_stat_activity_count", "pg_up"]
+    assert {c.reason for c in chosen} == {"implicated"}
+
+
+def test_metadata_decides_the_kind_and_names_settle_the_rest() -> None:
+    assert kind_of("node_cpu_seconds_total", None) == "counter"
+    assert kind_of("http_request_duration_seconds_bucket", None) == "histogram"
+    assert kind_of("http_request_duration_seconds_count", MetricMetadata(type="histogram")) == "counter"
+    assert kind_of("pg_stat_activity_count", MetricMetadata(type="gauge")) == "gauge"
+    assert kind_of("pg_stat_activity_count", None) == "gauge"  # `_count` alone is no counter
+    assert kind_of("rpc_latency", MetricMetadata(type="summary")) == "summary"
+
+
+def test_reads_are_typed_narrowed_and_grouped_by_identity() -> None:
+    counter = Candidate("node_cpu_seconds_total", "alert", {"mode": "idle", "instance": "db1:9100"})
+    histogram = Candidate("http_request_duration_seconds_bucket", "question")
+    gauge = Candidate("redis_db_keys", "question", {"db": "db3"})
+
+    rate = read_promql(counter, "counter", rate_window="5m")
+    p99 = read_promql(histogram, "histogram", rate_window="5m")
+    level = read_promql(gauge, "gauge", rate_window="5m", stack=None)
+
+    by = rate[len("sum by (") : rate.index(")")].split(", ")
+    assert {"service", "job", "instance", "mountpoint", "datname"} <= set(by)
+    assert 'rate(node_cpu_seconds_total{instance="db1:9100",mode="idle",job!~"prometheus|alertmanager' in rate
+    assert rate.endswith("[5m]))")
+    assert p99.startswith("histogram_quantile(0.99, sum by (le, service")
+    assert "rate(http_request_duration_seconds_bucket{job!~" in p99
+    assert level == 'redis_db_keys{db="db3"}'
+    assert read_name("node_cpu_seconds_total", "counter") == "rate(node_cpu_seconds_total)"
+    assert read_name("http_request_duration_seconds_bucket", "histogram") == "p99(http_request_duration_seconds)"
