@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from graph.analysts.base import Finding
 from tools.digest.labels import INSTANCE_LABEL_KEYS, SERVICE_LABEL_KEYS
 from tools.facts import AlertGroup, CaseClue, LogPattern, MetricAnomaly, SqlSummary
+from tools.identity import DEFAULT_IDENTITY
 
 MAX_QUOTE = 120
 MAX_DISTINGUISHING_LABELS = 2
@@ -65,16 +66,23 @@ def where_of(service: str, identities: Sequence[str], most: int = 2) -> str:
 def distinguishing_labels(anomaly: MetricAnomaly, peers: Sequence[MetricAnomaly]) -> tuple[str, ...]:
     """`key=value` pairs telling this series apart from the other anomalies of its metric.
 
-    Only keys whose values differ among those anomalies (`code=500` beside `code=200`), never the
-    service or instance keys the finding names anyway; at most MAX_DISTINGUISHING_LABELS of them.
+    Resource labels an SRE needs to find the thing (`mountpoint=/data`, `datname=orders`) always come
+    first, alone or not; then keys whose values differ among those anomalies (`code=500` beside
+    `code=200`), never the service or instance keys the finding names anyway; at most
+    MAX_DISTINGUISHING_LABELS of the latter.
     """
+    resources = [k for k in DEFAULT_IDENTITY.resources if anomaly.labels.get(k)]
     same = [p for p in peers if p.metric == anomaly.metric]
     keys = sorted(
         key
         for key, value in anomaly.labels.items()
-        if key not in _NAMED_KEYS and value and any(p.labels.get(key) != value for p in same)
+        if key not in _NAMED_KEYS
+        and key not in resources
+        and value
+        and any(p.labels.get(key) != value for p in same)
     )
-    return tuple(f"{key}={anomaly.labels[key]}" for key in keys[:MAX_DISTINGUISHING_LABELS])
+    chosen = [*resources, *keys[:MAX_DISTINGUISHING_LABELS]]
+    return tuple(f"{key}={anomaly.labels[key]}" for key in chosen)
 
 
 def anomaly_finding(anomaly: MetricAnomaly, labels: Sequence[str] = ()) -> Finding:
