@@ -21,6 +21,7 @@ from graph.recorder import RunObserver
 from graph.runner import DiagnosisRunner, GraphRun, RunParts, RunRequest
 from tools.digest import DigestLimits, build_digest
 from tools.evidence_store import RunEvidence
+from tools.prometheus.discovery import MonitoringStack
 from tools.toolbox import Toolbox
 
 
@@ -80,7 +81,7 @@ def graph_budgets(settings: Settings) -> GraphBudgets:
 def build_diagnoser(settings: Settings, toolbox: Toolbox, *, use_model: bool = True) -> Diagnoser:
     """Compile the graph once and choose the analyst (LLM when configured, else rule-based)."""
     limits = settings.chat
-    rules = RuleAnalyst()
+    rules = RuleAnalyst(MonitoringStack(tuple(settings.backends.monitoring_jobs)))
     config = model_config(settings) if use_model else None
     analyst: Analyst = build_llm_analyst(config, rules) if config is not None else rules
     runner = DiagnosisRunner(

@@ -18,12 +18,17 @@ from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.plan import plan_discovery, plan_followup, plan_targeted
 from graph.analysts.rules.repair import repair_draft
 from graph.analysts.rules.route import route_question
+from tools.prometheus.discovery import DEFAULT_STACK, MonitoringStack
 
 
 class RuleAnalyst:
-    """Routes by intent, plans discovery then targeted calls, ranks suspects from the digest."""
+    """Routes by intent, plans discovery then targeted calls, ranks suspects from the digest;
+    `stack` is the monitoring stack (`monitoring_jobs` setting), never a suspect unless asked about."""
 
     name = "rules"
+
+    def __init__(self, stack: MonitoringStack = DEFAULT_STACK) -> None:
+        self._stack = stack
 
     async def route(self, request: RouteRequest, meter: ModelMeter) -> Route:
         return route_question(request)
@@ -35,7 +40,7 @@ class RuleAnalyst:
     async def diagnose(self, request: DiagnoseRequest, meter: ModelMeter) -> Draft:
         if request.route.route == "simple":
             return answer_question(request)
-        return diagnose_digest(request)
+        return diagnose_digest(request, self._stack)
 
     async def repair(self, request: RepairRequest, meter: ModelMeter) -> Repair:
         return repair_draft(request)

@@ -15,17 +15,19 @@ from graph.analysts.rules.scope import scope_ranking, scoped_service
 from graph.analysts.rules.suspects import Ranking, Suspect, near_change, rank_suspects
 from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ROLLOUT, categorize
 from tools.facts import Digest, LogPattern
+from tools.prometheus.discovery import DEFAULT_STACK, MonitoringStack, question_words
 
 MAX_ANOMALY_FINDINGS = 3
 NO_INCIDENT = "No incident found: the evidence shows no firing alerts with impact, anomalies or new errors."
 MAX_RECOMMENDED_RUNBOOKS = 2
 
 
-def diagnose_digest(request: DiagnoseRequest) -> Draft:
-    """A diagnosis draft from the digest alone."""
+def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_STACK) -> Draft:
+    """A diagnosis draft from the digest alone; the monitoring `stack` is no suspect unless asked about."""
     digest = request.digest
     focus = question_terms(request.route.resolved_query) + list(request.route.services)
-    ranking = rank_suspects(digest, focus=focus, known=request.services)
+    asked = stack.asked_about(question_words(request.route.resolved_query))
+    ranking = rank_suspects(digest, focus=focus, known=request.services, stack=None if asked else stack)
     named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]]
     if target := scoped_service(request.route.resolved_query, request.route.services, named):
         ranking = scope_ranking(ranking, target, digest)

@@ -21,6 +21,7 @@ from graph.analysts.rules.vocabulary import (
 )
 from tools.digest.labels import name_pattern
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummary
+from tools.prometheus.discovery import MonitoringStack
 
 CLUSTER_SPAN = timedelta(minutes=30)
 CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can be its cause
@@ -69,13 +70,20 @@ class Ranking:
     quiet: list[Suspect] = field(default_factory=list)  # bystanders with signals only, not worth naming
 
 
-def rank_suspects(digest: Digest, *, focus: Sequence[str] = (), known: Sequence[str] = ()) -> Ranking:
+def rank_suspects(
+    digest: Digest,
+    *,
+    focus: Sequence[str] = (),
+    known: Sequence[str] = (),
+    stack: MonitoringStack | None = None,
+) -> Ranking:
     """Score every service with trouble; the top of `ranked` is the most likely root cause.
 
     `known` adds services discovery found but the digest has no facts about, so that a dependency
-    that only shows up in other services' errors can still be named.
+    that only shows up in other services' errors can still be named. `stack`, when given, is the
+    monitoring stack, whose jobs and own telemetry are never suspects (None: the question is about it).
     """
-    suspects = _profile(digest, known)
+    suspects = _profile(digest, known, stack)
     troubled = [s for s in suspects.values() if s.events()]
     if not troubled:
         return Ranking([], [], None)
@@ -108,17 +116,25 @@ def rank_suspects(digest: Digest, *, focus: Sequence[str] = (), known: Sequence[
     return Ranking(ranked, sorted(herrings, key=lambda s: s.service), start, quiet=quiet)
 
 
-def _profile(digest: Digest, known: Sequence[str]) -> dict[str, Suspect]:
-    suspects: dict[str, Suspect] = {name: Suspect(name) for name in known if len(name) >= 3}
+def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None) -> dict[str, Suspect]:
+    # Alertmanager's counters move whenever any alert fires: the stack is a witness, not a suspect.
+    jobs = set(stack.jobs) if stack is not None else set()
+    suspects: dict[str, Suspect] = {
+        name: Suspect(name) for name in known if len(name) >= 3 and name not in jobs
+    }
 
     def of(service: str | None) -> Suspect | None:
-        if not service:
+        if not service or service in jobs:
             return None
         if (suspect := suspects.get(service)) is None:
             suspect = suspects[service] = Suspect(service)
         return suspect
 
     for anomaly in digest.anomalies:
+        if stack is not None and (
+            stack.owns(_read_metric(anomaly.metric)) or anomaly.labels.get("job") in jobs
+        ):
+            continue
         if (s := of(anomaly.service)) is not None:
             s.anomalies.append(anomaly)
     for group in digest.alert_groups:
@@ -136,6 +152,11 @@ def _profile(digest: Digest, known: Sequence[str]) -> dict[str, Suspect]:
     _link_dependencies(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects
+
+
+def _read_metric(metric: str) -> str:
+    """The metric a fact is about: `rate(x)`, `increase(x)` and `p99(x)` are about `x`."""
+    return metric[metric.index("(") + 1 : -1] if metric.endswith(")") and "(" in metric else metric
 
 
 def _background(pattern: LogPattern) -> bool:
