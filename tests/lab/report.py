@@ -13,14 +13,14 @@ def _cell(text: str) -> str:
 
 def render(report: LabReport) -> str:
     lines = [
-        "| scenario | question | verdict | named | s |",
-        "|---|---|---|---|---|",
+        "| scenario | question | verdict | named | firing when asked | s |",
+        "|---|---|---|---|---|---|",
     ]
     for row in report.rows:
         named = row.judgement.named + (" [monitoring stack]" if row.judgement.blames_monitoring else "")
         lines.append(
             f"| {row.scenario} | {_cell(row.question)} | {row.judgement.verdict} | {_cell(named)} "
-            f"| {row.answer.seconds:.1f} |"
+            f"| {', '.join(row.firing) or '-'} | {row.answer.seconds:.1f} |"
         )
     lines += [
         "",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import httpx
@@ -27,6 +27,7 @@ class Row:
     question: str
     answer: Answer
     judgement: Judgement
+    firing: tuple[str, ...] = ()  # alert names active in Alertmanager when the question was asked
 
 
 @dataclass
@@ -57,7 +58,9 @@ async def run_scenarios(
     for scenario in scenarios:
         if scenario.fault is None:
             await _quiet(stack, report, scenario.name)
-            await _ask_all(client, scenario.name, scenario.questions, (), report)
+            await _ask_all(
+                client, scenario.name, scenario.questions, (), report, alertmanager=stack.alertmanager_url
+            )
         else:
             await _fault_scenario(stack, client, scenario, report)
 
@@ -82,7 +85,12 @@ async def _fault_scenario(
             lambda: alert_active(am, fault.alert), FIRE_BOUND_S, f"{fault.alert} fires"
         )
         record.labels = next(a for a in active_alerts(am) if a.get("alertname") == fault.alert)
-        await _ask_all(client, scenario.name, scenario.questions, culprits, report)
+        overrides = {
+            q: tuple(t.format(spool=str(stack.spool)) for t in c) for q, c in scenario.strict.items()
+        }
+        await _ask_all(
+            client, scenario.name, scenario.questions, culprits, report, alertmanager=am, overrides=overrides
+        )
     except LabTimeout as timeout:
         record.problem = str(timeout)
     finally:
@@ -95,7 +103,9 @@ async def _fault_scenario(
         record.problem = (record.problem + "; " if record.problem else "") + str(timeout)
         return
     if scenario.recovered_questions:
-        await _ask_all(client, f"{scenario.name} recovered", scenario.recovered_questions, (), report)
+        await _ask_all(
+            client, f"{scenario.name} recovered", scenario.recovered_questions, (), report, alertmanager=am
+        )
 
 
 async def _quiet(stack: LabStack, report: LabReport, name: str) -> None:
@@ -113,10 +123,17 @@ async def _ask_all(
     questions: tuple[str, ...],
     culprits: tuple[str, ...],
     report: LabReport,
+    *,
+    alertmanager: str,
+    overrides: Mapping[str, tuple[str, ...]] | None = None,
 ) -> None:
+    overrides = overrides or {}
     for question in questions:
+        alerts = await asyncio.to_thread(active_alerts, alertmanager)
+        firing = tuple(sorted({alert.get("alertname", "?") for alert in alerts}))
         answer = await ask(client, question)
-        report.rows.append(Row(scenario, question, answer, judge(answer, culprits)))
+        expected = overrides.get(question, culprits)
+        report.rows.append(Row(scenario, question, answer, judge(answer, expected), firing))
 
 
 async def _wait(condition: Callable[[], bool], bound_s: float, what: str) -> float:

@@ -4,8 +4,8 @@ undone and its alert has cleared."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 from tests.lab import faults
 from tests.lab.faults import Fault
@@ -18,6 +18,8 @@ class Scenario:
     # Lower-case tokens of which a right root cause names at least one; `{spool}` is the lab's mountpoint.
     culprits: tuple[str, ...] = ()
     fault: Callable[[], Fault] | None = None
+    # Questions that ask for something narrower than the scenario's culprit: question -> its tokens.
+    strict: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     # Asked after the fault is undone and its alert resolved: a recovered incident, no cause expected.
     recovered_questions: tuple[str, ...] = ()
 
@@ -29,6 +31,8 @@ SCENARIOS: tuple[Scenario, ...] = (
         ("why are queries timing out?", "who holds the lock everyone waits on?"),
         culprits=(faults.BLOCKER_APP, "payments", "pg-1"),
         fault=faults.LockContention,
+        # The blocker is a session: only its application (or its pid, unknown in advance) answers "who".
+        strict={"who holds the lock everyone waits on?": (faults.BLOCKER_APP,)},
     ),
     Scenario(
         "pg-connection-leak",

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
 from contextlib import ExitStack
@@ -23,6 +22,7 @@ import yaml
 from tests.lab.app import RunningStorefront
 from tests.lab.monitoring import POSTGRES_QUERIES, alertmanager_config, prometheus_config, rules_file
 from tests.lab.probes import reachable, value, wait_until
+from tests.support.live_server import free_port
 
 PG_BIN = Path("/usr/lib/postgresql/15/bin")
 BINARIES = (
@@ -51,13 +51,6 @@ def missing_requirements() -> list[str]:
     if os.geteuid() != 0:
         missing.append("root (tmpfs mount, server users)")
     return missing
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -132,7 +125,7 @@ class LabStack:
             "prometheus",
             "alertmanager",
         ):
-            self.ports[name] = _free_port()
+            self.ports[name] = free_port()
         self._mount_spool()
         self._start_postgres()
         self._start_mariadb()

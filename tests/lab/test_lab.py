@@ -9,6 +9,7 @@ named is printed in the table (`make lab`); those verdicts are asserted once the
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -29,9 +30,10 @@ def report(request: pytest.FixtureRequest) -> LabReport:
             pytest.fail(message)
         pytest.skip(message)
     result = asyncio.run(run_lab())
-    terminal = request.config.pluginmanager.get_plugin("terminalreporter")
-    if terminal is not None:  # the table in the CI log, passed or not
-        terminal.write_line("\n" + render(result))
+    # The table goes to the CI log, passed or not: past pytest's capture, as `make lab` prints it.
+    capture = request.config.pluginmanager.get_plugin("capturemanager")
+    with capture.global_and_fixture_disabled() if capture is not None else contextlib.nullcontext():
+        print("\n" + render(result), flush=True)
     return result
 
 
