@@ -2,10 +2,10 @@
 
 Each size is backfilled with promtool (`bench/tsdb.py`) and served by a real Prometheus whose alert
 rule fires on one host's filesystem. The service's own Prometheus client and toolbox, on default
-settings, then run (1) one whole diagnosis through the in-process diagnoser and (2) its discovery
-calls again on their own (every metrics/alerts discovery tool of the catalog, with the planner's
-arguments). Bytes are counted where the HTTP client reads them (a wrapping transport), so they are
-what crossed the wire, capped or not.
+settings, then run (1) the discovery calls the planner makes (every metrics/alerts discovery tool of
+the catalog, with the planner's arguments) on their own and (2) one whole diagnosis through the
+in-process diagnoser, each on an idle Prometheus with a fresh client, toolbox and cache. Bytes are
+counted where the HTTP client reads them (a wrapping transport): what crossed the wire, capped or not.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from api.settings import Settings
 from bench.figures import ItemResult, Target
 from bench.openmetrics import ALERT_RULE
 from bench.plan import BenchContext
-from bench.tsdb import Backfill, available, backfill, prometheus_on
+from bench.tsdb import Backfill, available, backfill, prometheus_on, settle
 from graph.runner import RunRequest
 from tools.base import Evidence, EvidenceSource
 from tools.evidence_store import RunEvidence
@@ -142,15 +142,6 @@ def discovery_calls(planned: Sequence[tuple[str, dict[str, Any]]]) -> list[tuple
     return made + [(tool, {}) for tool in discovery_tools() if tool not in {t for t, _ in made}]
 
 
-async def measure_once(url: str) -> tuple[Cost, Cost, str]:
-    """One diagnosis, then its discovery calls again, each with a fresh client, toolbox and cache
-    (default settings)."""
-    settings = Settings(prometheus_url=url)
-    diagnosis, outcome, planned = await _diagnosis(settings)
-    discovery = await _discovery(settings, discovery_calls(planned))
-    return discovery, diagnosis, outcome
-
-
 async def _discovery(settings: Settings, calls: Sequence[tuple[str, dict[str, Any]]]) -> Cost:
     meter = ByteMeter()
     async with httpx.AsyncClient(transport=meter, timeout=settings.backends.tool_timeout_s) as http:
@@ -197,16 +188,19 @@ def _median_cost(costs: Sequence[Cost]) -> Cost:
 
 async def measure_size(series: int, folder: Path, repeats: int) -> SizeRow:
     tsdb = backfill(folder, series=series)
-    async with prometheus_on(tsdb) as url:
-        await measure_once(url)  # warm Prometheus's caches and this process's imports, as a served app is
-        runs = [await measure_once(url) for _ in range(repeats)]
-    return SizeRow(
-        series=tsdb.series,
-        backfill=tsdb,
-        discovery=_median_cost([r[0] for r in runs]),
-        diagnosis=_median_cost([r[1] for r in runs]),
-        outcome=runs[0][2],
-    )
+    discoveries, diagnoses = [], []
+    async with prometheus_on(tsdb) as server:
+        settings = Settings(prometheus_url=server.url)
+        # The warm-up (Prometheus's caches, this process's imports) also says what the planner discovers.
+        _, outcome, planned = await _diagnosis(settings)
+        for _ in range(repeats):
+            # Each piece starts on an idle Prometheus: a capped read leaves it computing the rest.
+            await settle(server.pid)
+            discoveries.append(await _discovery(settings, discovery_calls(planned)))
+            await settle(server.pid)
+            diagnosis, outcome, planned = await _diagnosis(settings)
+            diagnoses.append(diagnosis)
+    return SizeRow(tsdb.series, tsdb, _median_cost(discoveries), _median_cost(diagnoses), outcome)
 
 
 async def measure_sizes(sizes: Sequence[int], repeats: int) -> list[SizeRow]:

@@ -128,9 +128,15 @@ def _live_exporter() -> Iterator[int]:
         server.server_close()
 
 
+@dataclass(frozen=True, slots=True)
+class Served:
+    url: str
+    pid: int
+
+
 @asynccontextmanager
-async def prometheus_on(tsdb: Backfill) -> AsyncIterator[str]:
-    """Prometheus serving `tsdb` on its own port, its alert firing; yields its URL; stopped after."""
+async def prometheus_on(tsdb: Backfill) -> AsyncIterator[Served]:
+    """Prometheus serving `tsdb` on its own port, its alert firing; stopped after."""
     home = tsdb.folder.parent
     (home / "rules.yml").write_text(_RULES)
     port = free_port()
@@ -151,7 +157,7 @@ async def prometheus_on(tsdb: Backfill) -> AsyncIterator[str]:
         url = f"http://127.0.0.1:{port}"
         try:
             await _wait_firing(url, process)
-            yield url
+            yield Served(url, process.pid)
         finally:
             process.terminate()
             try:
@@ -159,6 +165,27 @@ async def prometheus_on(tsdb: Backfill) -> AsyncIterator[str]:
             except TimeoutError:
                 process.kill()
                 await process.wait()
+
+
+async def settle(
+    pid: int, *, idle_cpu_s: float = 0.02, window_s: float = 0.25, limit_s: float = 60.0
+) -> None:
+    """Wait until process `pid` uses under `idle_cpu_s` of CPU in `window_s` (its scrapes and rule
+    evaluations only), at most `limit_s`."""
+    deadline = time.monotonic() + limit_s
+    before = _cpu_s(pid)
+    while time.monotonic() < deadline:
+        await asyncio.sleep(window_s)
+        now = _cpu_s(pid)
+        if now - before < idle_cpu_s:
+            return
+        before = now
+
+
+def _cpu_s(pid: int) -> float:
+    # /proc/<pid>/stat fields 14 and 15: user and system time in clock ticks (after the command name).
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def _wait_firing(url: str, process: asyncio.subprocess.Process) -> None:
