@@ -84,7 +84,7 @@ async def _fault_scenario(
         record.fired_s = await _wait(
             lambda: alert_active(am, fault.alert), FIRE_BOUND_S, f"{fault.alert} fires"
         )
-        record.labels = next(a for a in active_alerts(am) if a.get("alertname") == fault.alert)
+        record.labels = next((a for a in active_alerts(am) if a.get("alertname") == fault.alert), {})
         overrides = {
             q: tuple(t.format(spool=str(stack.spool)) for t in c) for q, c in scenario.strict.items()
         }
