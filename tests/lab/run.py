@@ -72,7 +72,7 @@ async def _fault_scenario(
     fault = scenario.fault()
     record = FaultRecord(scenario.name, fault.kind, fault.alert)
     report.faults.append(record)
-    culprits = tuple(token.format(spool=str(stack.spool)) for token in scenario.culprits)
+    culprits = _tokens(stack, scenario.culprits)
     am = stack.alertmanager_url
     try:
         # A fault must start from a clear alert, or "it fired" would prove nothing (a busy host's CPU).
@@ -85,9 +85,7 @@ async def _fault_scenario(
             lambda: alert_active(am, fault.alert), FIRE_BOUND_S, f"{fault.alert} fires"
         )
         record.labels = next((a for a in active_alerts(am) if a.get("alertname") == fault.alert), {})
-        overrides = {
-            q: tuple(t.format(spool=str(stack.spool)) for t in c) for q, c in scenario.strict.items()
-        }
+        overrides = {question: _tokens(stack, tokens) for question, tokens in scenario.strict.items()}
         await _ask_all(
             client, scenario.name, scenario.questions, culprits, report, alertmanager=am, overrides=overrides
         )
@@ -106,6 +104,10 @@ async def _fault_scenario(
         await _ask_all(
             client, f"{scenario.name} recovered", scenario.recovered_questions, (), report, alertmanager=am
         )
+
+
+def _tokens(stack: LabStack, tokens: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(token.format(spool=str(stack.spool)) for token in tokens)
 
 
 async def _quiet(stack: LabStack, report: LabReport, name: str) -> None:
