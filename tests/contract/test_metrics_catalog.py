@@ -183,3 +183,13 @@ async def test_rules_and_targets_tools_answer_from_the_backend(toolbox: Toolbox,
 
     assert [r["name"] for r in rules.data["rules"]] == [FS_ALERT]
     assert [t["labels"]["job"] for t in down.data["targets"]] == ["ghost"]
+
+
+async def test_a_system_the_question_names_implicates_its_metrics(toolbox: Toolbox, world: World) -> None:
+    answer = await toolbox.call("list_metrics", {"question": "what is wrong with checkout?"}, _run(world))
+
+    reads = [(r["metric"], r["kind"], r["reason"]) for r in answer.data["reads"]]
+    # The firing alert's metrics stay first; the named system's histogram follows, read as p99.
+    assert reads[2] == ("http_request_duration_seconds_bucket", "histogram", "implicated")
+    assert "checkout" in answer.data["identities"]["job"]
+    assert "alertmanager" not in answer.data["identities"]["job"]

@@ -183,6 +183,13 @@ class PrometheusClient(HttpSource):
         refs = [_series_ref(labels) for labels in _parse(_LABEL_SETS, raw)]
         return sorted(refs, key=lambda ref: series_key(ref.metric, ref.labels))[:limit]
 
+    async def label_names(self, *, window: TimeWindow, limit: int) -> list[str]:
+        """Label names in the window, from the index (as many as there are names, not series)."""
+        names: list[str] = _parse(
+            _STRINGS, await self._api.get_data("/api/v1/labels", _window_params(window))
+        )
+        return sorted(names)[:limit]
+
     async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]:
         """Distinct values of a label (`__name__` for metric names) in the window, sorted."""
         if not _LABEL_NAME.fullmatch(label):

@@ -46,6 +46,32 @@ _SYNONYMS: Mapping[str, tuple[str, ...]] = {
     "errors": ("errors", "error", "failed", "failures"),
     "500s": ("errors", "requests", "status"),
 }
+# The systems a question's words point to, as the name prefixes of their exporters.
+_NODE, _DATABASES, _HTTP = ("node_",), ("pg_", "mysql_"), ("http_",)
+_DOMAINS: Mapping[str, tuple[str, ...]] = {
+    **dict.fromkeys(("host", "hosts", "node", "nodes", "machine", "server", "servers", "cpu"), _NODE),
+    **dict.fromkeys(("disk", "disks", "filesystem", "mountpoint", "load", "memory"), _NODE),
+    **dict.fromkeys(("database", "databases", "queries", "query", "lock", "locks"), _DATABASES),
+    **dict.fromkeys(("transaction", "transactions", "timeout", "timeouts"), _DATABASES),
+    **dict.fromkeys(("connections", "sessions", "deadlock", "deadlocks", "replication"), _DATABASES),
+    **dict.fromkeys(("postgres", "postgresql", "pg"), ("pg_",)),
+    **dict.fromkeys(("mysql", "mariadb"), ("mysql_",)),
+    **dict.fromkeys(("redis", "cache", "keys", "evictions"), ("redis_",)),
+    **dict.fromkeys(("http", "requests", "500s", "5xx", "endpoint", "latency", "errors"), _HTTP),
+}
+# What an SRE reads first on each common exporter (USE and RED signals): chosen when the question
+# points to the exporter, and as fillers after the question's own words.
+KEY_METRICS = frozenset(
+    {"up", "node_load1", "node_cpu_seconds_total", "node_memory_MemAvailable_bytes"}
+    | {"node_filesystem_avail_bytes", "node_disk_io_time_seconds_total", "node_network_receive_errs_total"}
+    | {"pg_up", "pg_stat_activity_count", "pg_locks_count", "pg_stat_database_deadlocks"}
+    | {"pg_settings_max_connections", "pg_stat_activity_max_tx_duration"}
+    | {"redis_up", "redis_memory_used_bytes", "redis_connected_clients", "redis_db_keys"}
+    | {"redis_evicted_keys_total", "redis_rejected_connections_total"}
+    | {"mysql_up", "mysql_global_status_threads_connected", "mysql_global_status_threads_running"}
+    | {"mysql_global_variables_max_connections", "mysql_global_status_slow_queries"}
+    | {"http_requests_total", "http_request_duration_seconds_bucket"}
+)
 MAX_READS = 12
 HISTOGRAM_QUANTILE = 0.99
 
@@ -144,20 +170,29 @@ def choose(
             if sel.metric and (sel.metric in known or not known):
                 add(Candidate(sel.metric, f"alert {link.alertname}", {**sel.equalities(), **pairs}))
     on_implicated = set(implicated)
+    prefixes = tuple(p for word in words for p in _DOMAINS.get(word, ()))
+    scores = {name: _score(name, words, prefixes) for name in names}
     scored = sorted(
-        (name for name in names if _score(name, words) > 0),
-        key=lambda name: (-_score(name, words), name not in on_implicated, name),
+        (name for name, score in scores.items() if score > 0),
+        key=lambda name: (-scores[name], name not in on_implicated, name),
     )
     for name in scored:
-        add(Candidate(name, "question"))
+        asked = _score(name, words, ()) > (1 if name in KEY_METRICS else 0)
+        reason = "question" if asked else "implicated" if name in on_implicated else "key signal"
+        add(Candidate(name, reason))
     for name in sorted(on_implicated & known):
         add(Candidate(name, "implicated"))
     return list(chosen.values())[:limit]
 
 
-def _score(metric: str, words: Sequence[str]) -> int:
+def _score(metric: str, words: Sequence[str], prefixes: tuple[str, ...]) -> int:
+    """Question words found in the name's parts; a key metric of a system the question points to
+    counts twice more, and any key metric once (a filler after the question's own words)."""
     parts = metric.lower().split("_")
-    return sum(1 for word in words if any(part == word or part.startswith(word) for part in parts))
+    score = sum(1 for word in words if any(part == word or part.startswith(word) for part in parts))
+    if metric in KEY_METRICS:
+        score += 1 + (2 if prefixes and metric.startswith(prefixes) else 0)
+    return score
 
 
 def read_promql(

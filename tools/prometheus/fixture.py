@@ -54,6 +54,10 @@ class PrometheusFixture:
         ]
         return sorted(refs, key=lambda ref: series_key(ref.metric, ref.labels))[:limit]
 
+    async def label_names(self, *, window: TimeWindow, limit: int) -> list[str]:
+        names = {key for item in self._select(None, window) for key in item.labels}
+        return sorted({"__name__", *names})[:limit]
+
     async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]:
         """Distinct values of `label` (`__name__` for metric names) over series in the window."""
         values = {

@@ -36,8 +36,8 @@ from tools.toolbox.spec import Answer, Found, ToolContext, rejected, require, wi
 MAX_NAMES = 50_000
 MAX_LINKS = 10
 MAX_IMPLICATED = 3
-# Identity labels whose values name systems cheaply (one index lookup each); instance and pod
-# values grow with the fleet, so they are read only through the alerts that name them.
+# Identity labels (of those the TSDB has) whose values name systems cheaply (one index lookup
+# each); instance and pod values grow with the fleet, so they are read only through alerts.
 _IDENTITY_VALUE_LABELS = 4
 _PER_FLEET = frozenset({INSTANCE_LABEL, "pod", "container", "namespace"})
 _PATTERN = Annotated[str, Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_:.*+?|()\[\]^$-]+$")]
@@ -70,21 +70,28 @@ def stack_of(ctx: ToolContext) -> MonitoringStack:
 
 async def list_metrics(ctx: ToolContext, args: ListMetricsArgs) -> Answer:
     catalog, window, identity = catalog_of(ctx), ctx.window(args.window_minutes), ctx.limits.identity
-    stack = stack_of(ctx)
+    stack, limit = stack_of(ctx), ctx.limits.max_discovery_items
+    question = " ".join(filter(None, [args.question, args.service]))
+    words = question_words(question)
+    keep_stack = stack.asked_about(words)
     links = alert_links(await _rules(catalog, ctx.limits.max_alerts))
     names = await catalog.metric_names(match=[], window=window, limit=MAX_NAMES)
-    implicated = await _implicated(catalog, links, args.service, window, identity)
-    question = " ".join(filter(None, [args.question, args.service]))
-    candidates = choose(
-        names, question=question, links=links, implicated=implicated, stack=stack, identity=identity
-    )
-    keep_stack = stack.asked_about(question_words(question))
-    reads = await _reads(catalog, candidates, identity, None if keep_stack else stack)
-    limit = ctx.limits.max_discovery_items
-    listed = [name for name in names if keep_stack or not stack.owns(name)][:limit]
     identities = await _identity_values(catalog, identity, window, limit)
     if not keep_stack:
         identities = {k: [v for v in vs if v not in stack.jobs] for k, vs in identities.items()}
+    # A system the question names by its identity ("why is checkout returning 500s?").
+    named = [
+        "{" + matcher(label, value) + "}"
+        for label, values in identities.items()
+        for value in values
+        if value.lower() in words
+    ]
+    implicated = await _implicated(catalog, links, args.service, named, window, identity)
+    candidates = choose(
+        names, question=question, links=links, implicated=implicated, stack=stack, identity=identity
+    )
+    reads = await _reads(catalog, candidates, identity, None if keep_stack else stack)
+    listed = [name for name in names if keep_stack or not stack.owns(name)][:limit]
     summary = "; ".join(f"{r['metric']} as {r['kind']} ({r['reason']})" for r in reads)
     return Answer(
         title="Metrics to read",
@@ -157,20 +164,21 @@ async def _implicated(
     catalog: MetricsCatalog,
     links: Sequence[AlertLink],
     service: str | None,
+    named: Sequence[str],
     window: TimeWindow,
     identity: IdentityLabels,
 ) -> list[str]:
-    """Names scraped from the systems the alerts (or the question's service) name."""
+    """Names scraped from the systems the alerts, the question or its service name."""
     selectors: list[str] = []
     for link in links:
         found = identity_of(link.labels, identity)
         pairs = [*found.primary, *((k, v) for k, v in found.qualifiers if k == INSTANCE_LABEL)]
         if pairs:
             selectors.append("{" + ",".join(matcher(k, v) for k, v in pairs) + "}")
-    selectors = list(dict.fromkeys(selectors))[:MAX_IMPLICATED]
-    named = list(selectors_for_name(service, identity)) if service else []
+    selectors = list(dict.fromkeys([*selectors, *named]))[:MAX_IMPLICATED]
+    by_name = list(selectors_for_name(service, identity)) if service else []
     names: set[str] = set()
-    for match in [*([s] for s in selectors), *([named] if named else [])]:
+    for match in [*([s] for s in selectors), *([by_name] if by_name else [])]:
         names.update(await catalog.metric_names(match=match, window=window, limit=MAX_NAMES))
     return sorted(names)
 
@@ -215,7 +223,12 @@ def _meta_fields(metric: str, meta: MetricMetadata | None) -> dict[str, str]:
 async def _identity_values(
     catalog: MetricsCatalog, identity: IdentityLabels, window: TimeWindow, limit: int
 ) -> dict[str, list[str]]:
-    labels = [label for label in identity.name_labels if label not in _PER_FLEET][:_IDENTITY_VALUE_LABELS]
+    try:
+        present = set(await catalog.label_names(window=window, limit=MAX_NAMES))
+    except SourceError:
+        return {}
+    named = [label for label in identity.name_labels if label not in _PER_FLEET and label in present]
+    labels = named[:_IDENTITY_VALUE_LABELS]
     values: dict[str, list[str]] = {}
     for label in labels:
         try:

@@ -71,7 +71,8 @@ def test_rule_expressions_yield_their_metrics_and_equality_matchers() -> None:
     cpu = selectors_in(CPU_EXPR)
     locks = selectors_in('sum by (datname) (pg_locks_count{mode="exclusivelock"}) > 5')
     quantile = selectors_in(
-        'histogram_quantile(0.99, sum by (le) (rate(http_request_duration_seconds_bucket{handler="/pay"}[5m])))'
+        "histogram_quantile(0.99, sum by (le) "
+        '(rate(http_request_duration_seconds_bucket{handler="/pay"}[5m])))'
     )
 
     assert [(s.metric, s.equalities()) for s in cpu] == [("node_cpu_seconds_total", {"mode": "idle"})]
@@ -116,6 +117,17 @@ def test_the_questions_words_pick_exporter_metrics(question: str, expected: str)
     assert not [name for name in chosen if name.startswith(INTERNAL)]
 
 
+def test_a_question_about_hosts_reads_the_node_exporters_key_signals() -> None:
+    chosen = [c.metric for c in choose(NAMES, question="anything abnormal on the hosts?")]
+
+    assert chosen[:4] == [
+        "node_cpu_seconds_total",
+        "node_filesystem_avail_bytes",
+        "node_load1",
+        "node_memory_MemAvailable_bytes",
+    ]
+
+
 def test_the_monitoring_stack_is_never_chosen_unless_asked_about() -> None:
     # Alertmanager's counters move whenever any alert fires: they match "alerts" but are not suspects.
     everyday = choose(NAMES, question="why are alerts firing on the hosts? anything with memory?")
@@ -140,8 +152,13 @@ def test_implicated_names_fill_in_after_the_question() -> None:
 
     chosen = choose(NAMES, question="what is wrong there?", implicated=implicated)
 
-    assert [c.metric for c in chosen] == ["pg_stat_activity_count", "pg_up"]
-    assert {c.reason for c in chosen} == {"implicated"}
+    # The implicated system's key signals first, then other exporters' key signals as fillers.
+    assert [(c.metric, c.reason) for c in chosen[:2]] == [
+        ("pg_stat_activity_count", "implicated"),
+        ("pg_up", "implicated"),
+    ]
+    assert {c.reason for c in chosen[2:]} == {"key signal"}
+    assert "go_goroutines" not in [c.metric for c in chosen]
 
 
 def test_metadata_decides_the_kind_and_names_settle_the_rest() -> None:
@@ -170,4 +187,5 @@ def test_reads_are_typed_narrowed_and_grouped_by_identity() -> None:
     assert "rate(http_request_duration_seconds_bucket{job!~" in p99
     assert level == 'redis_db_keys{db="db3"}'
     assert read_name("node_cpu_seconds_total", "counter") == "rate(node_cpu_seconds_total)"
-    assert read_name("http_request_duration_seconds_bucket", "histogram") == "p99(http_request_duration_seconds)"
+    p99_name = read_name("http_request_duration_seconds_bucket", "histogram")
+    assert p99_name == "p99(http_request_duration_seconds)"
