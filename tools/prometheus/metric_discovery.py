@@ -76,7 +76,8 @@ async def list_metrics(ctx: ToolContext, args: ListMetricsArgs) -> Answer:
     keep_stack = stack.asked_about(words)
     links = alert_links(await _rules(catalog, ctx.limits.max_alerts))
     names = await catalog.metric_names(match=[], window=window, limit=MAX_NAMES)
-    identities = await _identity_values(catalog, identity, window, limit)
+    present = await _present_labels(catalog, window)
+    identities = await _identity_values(catalog, identity, present, window, limit)
     if not keep_stack:
         identities = {k: [v for v in vs if v not in stack.jobs] for k, vs in identities.items()}
     # A system the question names by its identity ("why is checkout returning 500s?").
@@ -90,7 +91,7 @@ async def list_metrics(ctx: ToolContext, args: ListMetricsArgs) -> Answer:
     candidates = choose(
         names, question=question, links=links, implicated=implicated, stack=stack, identity=identity
     )
-    reads = await _reads(catalog, candidates, identity, None if keep_stack else stack)
+    reads = await _reads(catalog, candidates, _narrowed(identity, present), None if keep_stack else stack)
     listed = [name for name in names if keep_stack or not stack.owns(name)][:limit]
     summary = "; ".join(f"{r['metric']} as {r['kind']} ({r['reason']})" for r in reads)
     return Answer(
@@ -114,7 +115,7 @@ async def search_metrics(ctx: ToolContext, args: SearchMetricsArgs) -> Answer:
     match = [f'{{__name__=~"{args.pattern}"}}']
     names = await catalog.metric_names(match=match, window=window, limit=limit + 1)
     shown = names[:limit]
-    metas = await asyncio.gather(*(_metadata(catalog, family_of(n)) for n in shown[:MAX_READS]))
+    metas = await asyncio.gather(*(_family_metadata(catalog, n) for n in shown[:MAX_READS]))
     items: list[dict[str, Any]] = [{"metric": name} for name in shown]
     for item, meta in zip(items, metas, strict=False):
         item.update(_meta_fields(str(item["metric"]), meta))
@@ -169,16 +170,19 @@ async def _implicated(
     identity: IdentityLabels,
 ) -> list[str]:
     """Names scraped from the systems the alerts, the question or its service name."""
-    selectors: list[str] = []
+    # One selector per system: alerts on the same instance (one keeps `job`, one aggregated it
+    # away) name the same names.
+    selectors: dict[str, str] = {}
     for link in links:
         found = identity_of(link.labels, identity)
         pairs = [*found.primary, *((k, v) for k, v in found.qualifiers if k == INSTANCE_LABEL)]
         if pairs:
-            selectors.append("{" + ",".join(matcher(k, v) for k, v in pairs) + "}")
-    selectors = list(dict.fromkeys([*selectors, *named]))[:MAX_IMPLICATED]
+            key = found.instance or str(pairs)
+            selectors.setdefault(key, "{" + ",".join(matcher(k, v) for k, v in pairs) + "}")
+    chosen = list(dict.fromkeys([*selectors.values(), *named]))[:MAX_IMPLICATED]
     by_name = list(selectors_for_name(service, identity)) if service else []
     names: set[str] = set()
-    for match in [*([s] for s in selectors), *([by_name] if by_name else [])]:
+    for match in [*([s] for s in chosen), *([by_name] if by_name else [])]:
         names.update(await catalog.metric_names(match=match, window=window, limit=MAX_NAMES))
     return sorted(names)
 
@@ -189,7 +193,7 @@ async def _reads(
     identity: IdentityLabels,
     stack: MonitoringStack | None,
 ) -> list[dict[str, Any]]:
-    metas = await asyncio.gather(*(_metadata(catalog, family_of(c.metric)) for c in candidates))
+    metas = await asyncio.gather(*(_family_metadata(catalog, c.metric) for c in candidates))
     reads = []
     for candidate, meta in zip(candidates, metas, strict=True):
         kind = kind_of(candidate.metric, meta)
@@ -207,6 +211,15 @@ async def _reads(
     return reads
 
 
+async def _family_metadata(catalog: MetricsCatalog, metric: str) -> MetricMetadata | None:
+    """The family's metadata; a gauge named `..._count` (pg_locks_count) is its own family."""
+    family = family_of(metric)
+    found = await _metadata(catalog, family)
+    if found is None and family != metric:
+        found = await _metadata(catalog, metric)
+    return found
+
+
 async def _metadata(catalog: MetricsCatalog, family: str) -> MetricMetadata | None:
     try:
         return await catalog.metadata(metric=family)
@@ -220,12 +233,30 @@ def _meta_fields(metric: str, meta: MetricMetadata | None) -> dict[str, str]:
     return {"type": meta.type, "help": meta.help[:200], "unit": meta.unit}
 
 
-async def _identity_values(
-    catalog: MetricsCatalog, identity: IdentityLabels, window: TimeWindow, limit: int
-) -> dict[str, list[str]]:
+async def _present_labels(catalog: MetricsCatalog, window: TimeWindow) -> set[str] | None:
+    """The label names of the window (None when the backend cannot say)."""
     try:
-        present = set(await catalog.label_names(window=window, limit=MAX_NAMES))
+        return set(await catalog.label_names(window=window, limit=MAX_NAMES))
     except SourceError:
+        return None
+
+
+def _narrowed(identity: IdentityLabels, present: set[str] | None) -> IdentityLabels:
+    """The identity labels the TSDB has: a read groups `by` those, not by the whole list."""
+    if present is None:
+        return identity
+    labels = tuple(label for label in identity.labels if label in present)
+    return IdentityLabels(labels or identity.labels, tuple(r for r in identity.resources if r in present))
+
+
+async def _identity_values(
+    catalog: MetricsCatalog,
+    identity: IdentityLabels,
+    present: set[str] | None,
+    window: TimeWindow,
+    limit: int,
+) -> dict[str, list[str]]:
+    if present is None:
         return {}
     named = [label for label in identity.name_labels if label not in _PER_FLEET and label in present]
     labels = named[:_IDENTITY_VALUE_LABELS]
