@@ -39,6 +39,8 @@ NO_CAPS = Target("<=", 0)
 _DISCOVERY_SOURCES = (EvidenceSource.METRICS, EvidenceSource.ALERTS)
 # A call "hit a cap" when it was cut (truncated) or refused for its size (the raw byte cap's error).
 _CAP_WORDS = ("cap", "exceeded", "too large", "too many")
+# Discovery takes tens of milliseconds, where this shared VM's noise is of the same size: more samples.
+_DISCOVERY_SAMPLES = 3
 
 
 class _CountedStream(httpx.AsyncByteStream):
@@ -196,7 +198,8 @@ async def measure_size(series: int, folder: Path, repeats: int) -> SizeRow:
         for _ in range(repeats):
             # Each piece starts on an idle Prometheus: a capped read leaves it computing the rest.
             await settle(server.pid)
-            discoveries.append(await _discovery(settings, discovery_calls(planned)))
+            for _ in range(_DISCOVERY_SAMPLES):
+                discoveries.append(await _discovery(settings, discovery_calls(planned)))
             await settle(server.pid)
             diagnosis, outcome, planned = await _diagnosis(settings)
             diagnoses.append(diagnosis)
