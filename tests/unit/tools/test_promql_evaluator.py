@@ -1,0 +1,65 @@
+"""The PromQL subset the world fixture evaluates (what typed reads are made of), on plain samples."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tools.prometheus.evaluator import evaluate, parse
+from tools.prometheus.fixture import evaluate as lookback
+from tools.prometheus.selector import SelectorError
+
+STAMPS = [60.0 * m for m in range(11)]
+SERIES = [
+    ("requests_total", {"job": "api", "instance": "a", "code": "200"}, [(t, 6.0 * t) for t in STAMPS]),
+    ("requests_total", {"job": "api", "instance": "b", "code": "500"}, [(t, 0.5 * t) for t in STAMPS]),
+    # A restart halfway: the counter starts again from zero, which is an increase, not a drop.
+    ("restarts_total", {"job": "api"}, [(t, t if t < 300 else t - 300) for t in STAMPS]),
+    *(
+        ("latency_seconds_bucket", {"job": "api", "le": le}, [(t, share * t) for t in STAMPS])
+        for le, share in (("0.1", 0.5), ("1", 0.9), ("+Inf", 1.0))
+    ),
+]
+
+
+def _at(promql: str, t: float = 600.0) -> dict[tuple[tuple[str, str], ...], float]:
+    points = evaluate(parse(promql), SERIES, [t], lookback)
+    return {labels: values[-1][1] for (_, labels), values in points.items()}
+
+
+def test_rates_are_summed_by_the_labels_asked_and_lose_their_name() -> None:
+    by_job = evaluate(parse("sum by (job) (rate(requests_total[5m]))"), SERIES, [600.0], lookback)
+
+    assert list(by_job) == [("", (("job", "api"),))]
+    assert math.isclose(next(iter(by_job.values()))[0][1], 6.5)
+    assert _at('max(rate(requests_total{code="500"}[5m]))') == {(): 0.5}
+
+
+def test_a_counter_reset_counts_from_zero() -> None:
+    # Samples in (0, 600]: 60..240, then 0..300 after the restart; 480 counted over 540 s (the
+    # fixture does not extrapolate to the window's edges as Prometheus does).
+    assert math.isclose(_at("rate(restarts_total[10m])")[(("job", "api"),)], 480 / 540)
+
+
+def test_histogram_quantiles_interpolate_inside_the_bucket() -> None:
+    [value] = _at("histogram_quantile(0.5, sum by (le, job) (rate(latency_seconds_bucket[5m])))").values()
+
+    assert math.isclose(value, 0.1 * (0.5 / 0.5))  # the median falls at the 0.1 bucket's bound
+    [p99] = _at("histogram_quantile(0.99, sum by (le) (rate(latency_seconds_bucket[5m])))").values()
+    assert p99 == 1.0  # in the +Inf bucket: its lower bound, as Prometheus answers
+
+
+@pytest.mark.parametrize(
+    "promql",
+    [
+        "requests_total * 2",
+        "rate(requests_total)",
+        "topk(3, requests_total)",
+        "sum by (job (x)",
+        "histogram_quantile(x, y)",
+    ],
+)
+def test_expressions_beyond_the_subset_are_refused(promql: str) -> None:
+    with pytest.raises(SelectorError):
+        parse(promql)
