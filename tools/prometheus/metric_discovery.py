@@ -18,6 +18,7 @@ from pydantic import Field
 from tools.base import MetricMetadata, MetricsCatalog, MetricsSource, Rule, SourceError, TimeWindow
 from tools.identity import INSTANCE_LABEL, IdentityLabels, identity_of, matcher, selectors_for_name
 from tools.prometheus.discovery import (
+    KEY_METRICS,
     MAX_READS,
     AlertLink,
     Candidate,
@@ -75,7 +76,7 @@ async def list_metrics(ctx: ToolContext, args: ListMetricsArgs) -> Answer:
     words = question_words(question)
     keep_stack = stack.asked_about(words)
     links = alert_links(await _rules(catalog, ctx.limits.max_alerts))
-    names = await catalog.metric_names(match=[], window=window, limit=MAX_NAMES)
+    names = await _names(catalog, words, links, window)
     present = await _present_labels(catalog, window)
     identities = await _identity_values(catalog, identity, present, window, limit)
     if not keep_stack:
@@ -151,6 +152,22 @@ def found_reads(data: Any) -> Found:
     keys = ("metric", "kind", "matchers", "reason", "promql")
     read_args = tuple({k: r[k] for k in keys if k in r} for r in reads if r.get("metric"))
     return Found(metrics=tuple(metrics), services=tuple(services), reads=read_args)
+
+
+async def _names(
+    catalog: MetricsCatalog, words: Sequence[str], links: Sequence[AlertLink], window: TimeWindow
+) -> list[str]:
+    """Every metric name of the window; when even the name index is past the byte cap (tens of
+    thousands of names), only the names the question's words, the alerts and the key signals spell."""
+    try:
+        return await catalog.metric_names(match=[], window=window, limit=MAX_NAMES)
+    except SourceError:
+        # Words are [a-z0-9]+ and metric names identifiers: nothing in them needs escaping.
+        spelled = [*words, *(sel.metric for link in links for sel in link.selectors if sel.metric)]
+        pattern = "|".join([*(f".*{word}.*" for word in spelled), *sorted(KEY_METRICS)])
+        return await catalog.metric_names(
+            match=[f'{{__name__=~"{pattern}"}}'], window=window, limit=MAX_NAMES
+        )
 
 
 async def _rules(catalog: MetricsCatalog, limit: int) -> list[Rule]:
