@@ -31,7 +31,9 @@ DIGEST = Digest(
     anomalies=[
         _anomaly("rate(alertmanager_alerts_received_total)", {"job": "alertmanager"}, "alertmanager", 40.0),
         _anomaly("go_goroutines", {"job": "node", "instance": "db1:9100"}, "node", 30.0),
-        _anomaly("rate(node_disk_io_time_seconds_total)", {"job": "node", "instance": "db1:9100"}, "node", 8.0),
+        _anomaly(
+            "rate(node_disk_io_time_seconds_total)", {"job": "node", "instance": "db1:9100"}, "node", 8.0
+        ),
     ]
 )
 
