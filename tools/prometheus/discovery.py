@@ -74,6 +74,9 @@ KEY_METRICS = frozenset(
 )
 MAX_READS = 12
 HISTOGRAM_QUANTILE = 0.99
+# A read narrowed by no matcher selects the whole fleet: Prometheus keeps the highest few series
+# per step (topk) so that what it sends never grows with the fleet (nor reaches the byte cap).
+FLEET_TOPK = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +188,17 @@ def choose(
     return list(chosen.values())[:limit]
 
 
+def narrowed(candidates: Sequence[Candidate], systems: Mapping[str, Mapping[str, str]]) -> list[Candidate]:
+    """Each candidate without matchers, narrowed to the implicated system it is scraped from
+    (`systems`: metric name -> that system's matchers), so a read never spans the fleet."""
+    return [
+        Candidate(c.metric, c.reason, dict(systems[c.metric]))
+        if not c.matchers and systems.get(c.metric)
+        else c
+        for c in candidates
+    ]
+
+
 def _score(metric: str, words: Sequence[str], prefixes: tuple[str, ...]) -> int:
     """Question words found in the name's parts; a key metric of a system the question points to
     counts twice more, and any key metric once (a filler after the question's own words)."""
@@ -203,18 +217,19 @@ def read_promql(
     stack: MonitoringStack | None = DEFAULT_STACK,
     identity: IdentityLabels = DEFAULT_IDENTITY,
 ) -> str:
-    """The PromQL that reads a candidate by its kind; `stack` None keeps the stack's jobs."""
+    """The PromQL that reads a candidate by its kind; `stack` None keeps the stack's jobs. Without
+    matchers the read is bounded server-side to the FLEET_TOPK highest series."""
     by = ", ".join(dict.fromkeys((*identity.labels, *identity.resources)))
     metric = candidate.metric
     if kind == "histogram":
         selector = _selector(f"{family_of(metric)}_bucket", candidate.matchers, stack)
-        return (
-            f"histogram_quantile({HISTOGRAM_QUANTILE}, sum by (le, {by}) (rate({selector}[{rate_window}])))"
-        )
-    selector = _selector(metric, candidate.matchers, stack)
-    if kind == "counter":
-        return f"sum by ({by}) (rate({selector}[{rate_window}]))"
-    return selector  # a gauge (or a summary's quantiles) is read as its level, every series kept
+        rates = f"sum by (le, {by}) (rate({selector}[{rate_window}]))"
+        expr = f"histogram_quantile({HISTOGRAM_QUANTILE}, {rates})"
+    else:
+        selector = _selector(metric, candidate.matchers, stack)
+        # A gauge (or a summary's quantiles) is read as its level, every matching series kept.
+        expr = f"sum by ({by}) (rate({selector}[{rate_window}]))" if kind == "counter" else selector
+    return expr if candidate.matchers else f"topk({FLEET_TOPK}, {expr})"
 
 
 def read_name(metric: str, kind: Kind) -> str:

@@ -1,7 +1,8 @@
 """The small PromQL subset the world fixture evaluates: what discovery's typed reads are made of.
 
-`selector`, `rate|increase(selector[range])`, `sum|avg|min|max|count [by (labels)] (expr)` and
-`histogram_quantile(q, expr)`. Anything else raises SelectorError (the fixture answers REJECTED).
+`selector`, `rate|increase(selector[range])`, `sum|avg|min|max|count [by (labels)] (expr)`,
+`histogram_quantile(q, expr)` and `topk(k, expr)` (how a read narrowed by no matcher stays bounded).
+Anything else raises SelectorError (the fixture answers REJECTED).
 Functions and aggregations drop the metric name, as Prometheus does.
 """
 
@@ -41,6 +42,9 @@ _AGGREGATIONS: Mapping[str, Callable[[list[float]], float]] = {
     "count": lambda values: float(len(values)),
 }
 
+_PARAMETRIC = ("histogram_quantile", "topk")  # functions whose first argument is a number
+_FUNCTIONS = ("rate", "increase", *_PARAMETRIC)
+
 
 @dataclass(frozen=True, slots=True)
 class _Select:
@@ -50,10 +54,10 @@ class _Select:
 
 @dataclass(frozen=True, slots=True)
 class _Call:
-    name: str  # rate | increase | histogram_quantile | an aggregation
+    name: str  # rate | increase | histogram_quantile | topk | an aggregation
     arg: _Node
     by: tuple[str, ...] = ()
-    quantile: float = 0.0
+    quantile: float = 0.0  # histogram_quantile's q, or topk's k
 
 
 _Node = _Select | _Call
@@ -84,6 +88,8 @@ def evaluate(node: _Node, series: SeriesData, times: list[float], instant: Insta
         return {("", labels): points for (_, labels), points in inner.items()}
     if node.name == "histogram_quantile":
         return _quantile(node.quantile, inner)
+    if node.name == "topk":
+        return _topk(int(node.quantile), inner)
     return _aggregate(_AGGREGATIONS[node.name], node.by, inner)
 
 
@@ -91,7 +97,7 @@ def _expr(text: str, pos: int) -> tuple[_Node, int]:
     word = _WORD.match(text, pos)
     name = word.group(1) if word else ""
     after = word.end() if word else pos
-    if name in _AGGREGATIONS or name in ("rate", "increase", "histogram_quantile"):
+    if name in _AGGREGATIONS or name in _FUNCTIONS:
         return _call(text, name, after)
     end = _selector_end(text, pos)
     selector = parse_selector(text[pos:end])
@@ -108,10 +114,10 @@ def _call(text: str, name: str, pos: int) -> tuple[_Node, int]:
         by, pos = _label_list(text, clause.end())
     pos = _expect(text, pos, "(")
     quantile = 0.0
-    if name == "histogram_quantile":
+    if name in _PARAMETRIC:
         number = _NUMBER.match(text, pos)
         if number is None:
-            raise SelectorError("histogram_quantile needs a numeric quantile")
+            raise SelectorError(f"{name} needs a numeric parameter")
         quantile, pos = float(number.group(1)), _expect(text, number.end(), ",")
     arg, pos = _expr(text, pos)
     if name in ("rate", "increase") and not (isinstance(arg, _Select) and arg.range_s):
@@ -169,6 +175,20 @@ def _aggregate(reduce: Callable[[list[float]], float], by: Sequence[str], inner:
     return {
         ("", key): [(t, reduce(values)) for t, values in sorted(at.items())] for key, at in groups.items()
     }
+
+
+def _topk(k: int, inner: Points) -> Points:
+    """At each time, the k series of highest value; as in Prometheus, they keep name and labels."""
+    at: dict[float, list[tuple[float, tuple[str, Labels]]]] = {}
+    for key, points in inner.items():
+        for t, value in points:
+            at.setdefault(t, []).append((value, key))
+    out: Points = {}
+    for t, ranked in sorted(at.items()):
+        ranked.sort(key=lambda pair: -pair[0] if not math.isnan(pair[0]) else math.inf)
+        for value, key in ranked[:k]:
+            out.setdefault(key, []).append((t, value))
+    return out
 
 
 def _quantile(q: float, inner: Points) -> Points:

@@ -26,6 +26,7 @@ from tools.prometheus.discovery import (
     choose,
     family_of,
     kind_of,
+    narrowed,
     question_words,
     read_promql,
 )
@@ -82,18 +83,16 @@ async def list_metrics(ctx: ToolContext, args: ListMetricsArgs) -> Answer:
     if not keep_stack:
         identities = {k: [v for v in vs if v not in stack.jobs] for k, vs in identities.items()}
     # A system the question names by its identity ("why is checkout returning 500s?").
-    named = [
-        "{" + matcher(label, value) + "}"
-        for label, values in identities.items()
-        for value in values
-        if value.lower() in words
-    ]
-    implicated = await _implicated(catalog, links, args.service, named, window, identity)
+    named = [(label, v) for label, values in identities.items() for v in values if v.lower() in words]
+    systems = await _implicated(catalog, links, args.service, named, window, identity)
     candidates = choose(
-        names, question=question, links=links, implicated=implicated, stack=stack, identity=identity
+        names, question=question, links=links, implicated=sorted(systems), stack=stack, identity=identity
     )
+    candidates = narrowed(candidates, systems)
     reads = await _reads(catalog, candidates, _narrowed(identity, present), None if keep_stack else stack)
-    listed = [name for name in names if keep_stack or not stack.owns(name)][:limit]
+    # Leaving the stack's own names out is not truncation; only the item cap (or the name cap) is.
+    allowed = [name for name in names if keep_stack or not stack.owns(name)]
+    listed = allowed[:limit]
     summary = "; ".join(f"{r['metric']} as {r['kind']} ({r['reason']})" for r in reads)
     return Answer(
         title="Metrics to read",
@@ -101,7 +100,7 @@ async def list_metrics(ctx: ToolContext, args: ListMetricsArgs) -> Answer:
         data={"reads": reads, "names": listed, "identities": identities},
         query={"question": args.question, "service": args.service, **window_query(window)},
         empty=not names,
-        truncated=len(listed) < len(names),
+        truncated=len(allowed) > limit or len(names) >= MAX_NAMES,
     )
 
 
@@ -182,26 +181,33 @@ async def _implicated(
     catalog: MetricsCatalog,
     links: Sequence[AlertLink],
     service: str | None,
-    named: Sequence[str],
+    named: Sequence[tuple[str, str]],
     window: TimeWindow,
     identity: IdentityLabels,
-) -> list[str]:
-    """Names scraped from the systems the alerts, the question or its service name."""
-    # One selector per system: alerts on the same instance (one keeps `job`, one aggregated it
+) -> dict[str, dict[str, str]]:
+    """Names scraped from the systems the alerts, the question or its service name implicate, each
+    with the matchers of the first system it was found under (what narrows its read)."""
+    # One system per instance: alerts on the same instance (one keeps `job`, one aggregated it
     # away) name the same names.
-    selectors: dict[str, str] = {}
+    systems: dict[str, dict[str, str]] = {}
     for link in links:
         found = identity_of(link.labels, identity)
         pairs = [*found.primary, *((k, v) for k, v in found.qualifiers if k == INSTANCE_LABEL)]
         if pairs:
-            key = found.instance or str(pairs)
-            selectors.setdefault(key, "{" + ",".join(matcher(k, v) for k, v in pairs) + "}")
-    chosen = list(dict.fromkeys([*selectors.values(), *named]))[:MAX_IMPLICATED]
-    by_name = list(selectors_for_name(service, identity)) if service else []
-    names: set[str] = set()
-    for match in [*([s] for s in chosen), *([by_name] if by_name else [])]:
-        names.update(await catalog.metric_names(match=match, window=window, limit=MAX_NAMES))
-    return sorted(names)
+            systems.setdefault(found.instance or str(pairs), dict(pairs))
+    for label, value in named:
+        systems.setdefault(f"{label}={value}", {label: value})
+    names: dict[str, dict[str, str]] = {}
+    for system in list(systems.values())[:MAX_IMPLICATED]:
+        selector = "{" + ",".join(matcher(k, v) for k, v in system.items()) + "}"
+        for name in await catalog.metric_names(match=[selector], window=window, limit=MAX_NAMES):
+            names.setdefault(name, system)
+    if service:
+        # Alternatives under any identity label: no one matcher narrows their reads.
+        alternatives = list(selectors_for_name(service, identity))
+        for name in await catalog.metric_names(match=alternatives, window=window, limit=MAX_NAMES):
+            names.setdefault(name, {})
+    return names
 
 
 async def _reads(

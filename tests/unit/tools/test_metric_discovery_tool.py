@@ -45,3 +45,37 @@ async def test_a_name_index_past_the_cap_falls_back_to_the_names_asked_for(tmp_p
     assert answer.data["reads"][0]["reason"] == f"alert {FS_ALERT}"
     fallback = source.asked[1][0]
     assert fallback.startswith('{__name__=~".*disk.*|') and "node_filesystem_avail_bytes" in fallback
+
+
+async def _discover(tmp_path: Path, question: str) -> tuple[Sequence[dict[str, object]], bool]:
+    built = build_exporter_world(tmp_path, datetime.now(UTC), exporter="127.0.0.1:1", ghost="127.0.0.1:2")
+    toolbox = Toolbox(
+        Sources(metrics=PrometheusFixture(load_world(built.path))),
+        ToolLimits(),
+        EvidenceCache(ttl_s=0.0, capacity=4),
+    )
+    answer = await toolbox.call("list_metrics", {"question": question}, RunEvidence(budget_bytes=1_000_000))
+    assert answer.status is EvidenceStatus.OK
+    return answer.data["reads"], answer.truncated
+
+
+async def test_reads_carry_the_implicated_systems_matchers_or_are_bounded(tmp_path: Path) -> None:
+    reads, _ = await _discover(tmp_path, "why are requests slow and the cpu busy?")
+
+    by_metric = {str(r["metric"]): r for r in reads}
+    # The CPU counter is scraped from the alerting host: its read is that host's, not the fleet's.
+    cpu = by_metric["node_cpu_seconds_total"]
+    assert cpu["matchers"] == {"job": "node", "instance": "db1:9100"}
+    assert 'instance="db1:9100"' in str(cpu["promql"])
+    # The latency histogram is on no implicated system: Prometheus sends its highest few series only.
+    latency = by_metric["http_request_duration_seconds_bucket"]
+    assert latency["matchers"] == {}
+    assert str(latency["promql"]).startswith("topk(10, histogram_quantile(")
+    assert all(r["matchers"] or str(r["promql"]).startswith("topk(") for r in reads)
+
+
+async def test_leaving_out_the_stacks_names_is_not_truncation(tmp_path: Path) -> None:
+    _, truncated = await _discover(tmp_path, "is the disk full?")
+
+    # go_goroutines and alertmanager_* are left out of the names; nothing was cut by a cap.
+    assert truncated is False

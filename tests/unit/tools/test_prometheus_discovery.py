@@ -12,6 +12,7 @@ from tools.prometheus.discovery import (
     MonitoringStack,
     choose,
     kind_of,
+    narrowed,
     question_words,
     read_name,
     read_promql,
@@ -172,7 +173,7 @@ def test_metadata_decides_the_kind_and_names_settle_the_rest() -> None:
 
 def test_reads_are_typed_narrowed_and_grouped_by_identity() -> None:
     counter = Candidate("node_cpu_seconds_total", "alert", {"mode": "idle", "instance": "db1:9100"})
-    histogram = Candidate("http_request_duration_seconds_bucket", "question")
+    histogram = Candidate("http_request_duration_seconds_bucket", "question", {"instance": "web1:8080"})
     gauge = Candidate("redis_db_keys", "question", {"db": "db3"})
 
     rate = read_promql(counter, "counter", rate_window="5m")
@@ -184,8 +185,22 @@ def test_reads_are_typed_narrowed_and_grouped_by_identity() -> None:
     assert 'rate(node_cpu_seconds_total{instance="db1:9100",mode="idle",job!~"prometheus|alertmanager' in rate
     assert rate.endswith("[5m]))")
     assert p99.startswith("histogram_quantile(0.99, sum by (le, service")
-    assert "rate(http_request_duration_seconds_bucket{job!~" in p99
+    assert 'rate(http_request_duration_seconds_bucket{instance="web1:8080",job!~' in p99
     assert level == 'redis_db_keys{db="db3"}'
     assert read_name("node_cpu_seconds_total", "counter") == "rate(node_cpu_seconds_total)"
     p99_name = read_name("http_request_duration_seconds_bucket", "histogram")
     assert p99_name == "p99(http_request_duration_seconds)"
+
+
+def test_a_read_narrowed_by_nothing_is_bounded_server_side_and_implicated_names_are_narrowed() -> None:
+    systems = {"node_load1": {"job": "node", "instance": "pg-4:9100"}}
+    chosen = [Candidate("node_load1", "key signal"), Candidate("pg_locks_count", "key signal")]
+    load, locks = narrowed(chosen, systems)
+
+    assert load.matchers == {"job": "node", "instance": "pg-4:9100"}
+    assert read_promql(load, "gauge", rate_window="5m") == 'node_load1{instance="pg-4:9100",job="node"}'
+    # Not scraped from an implicated system: the fleet's 10 highest series, whatever its size.
+    assert locks.matchers == {}
+    assert read_promql(locks, "gauge", rate_window="5m").startswith("topk(10, pg_locks_count{job!~")
+    rate = read_promql(Candidate("node_cpu_seconds_total", "asked"), "counter", rate_window="5m")
+    assert rate.startswith("topk(10, sum by (") and rate.endswith("[5m])))")

@@ -55,7 +55,7 @@ def test_histogram_quantiles_interpolate_inside_the_bucket() -> None:
     [
         "requests_total * 2",
         "rate(requests_total)",
-        "topk(3, requests_total)",
+        "bottomk(3, requests_total)",
         "sum by (job (x)",
         "histogram_quantile(x, y)",
     ],
@@ -63,3 +63,12 @@ def test_histogram_quantiles_interpolate_inside_the_bucket() -> None:
 def test_expressions_beyond_the_subset_are_refused(promql: str) -> None:
     with pytest.raises(SelectorError):
         parse(promql)
+
+
+def test_topk_keeps_the_highest_series_with_their_names() -> None:
+    top = evaluate(parse("topk(1, sum by (instance) (rate(requests_total[5m])))"), SERIES, [600.0], lookback)
+    named = evaluate(parse('topk(1, requests_total{job="api"})'), SERIES, [600.0], lookback)
+
+    assert list(top) == [("", (("instance", "a"),))]
+    assert [name for name, _ in named] == ["requests_total"]
+    assert [dict(labels)["instance"] for _, labels in named] == ["a"]
