@@ -182,6 +182,10 @@ def choose(
     for name in scored:
         asked = _score(name, words, ()) > (1 if name in KEY_METRICS else 0)
         reason = "question" if asked else "implicated" if name in on_implicated else "key signal"
+        # Once systems are implicated, another exporter's key signal is a fleet-wide read the
+        # question never asked for: their own names fill in instead.
+        if reason == "key signal" and on_implicated and not (prefixes and name.startswith(prefixes)):
+            continue
         add(Candidate(name, reason))
     for name in sorted(on_implicated & known):
         add(Candidate(name, "implicated"))

@@ -153,13 +153,22 @@ def test_implicated_names_fill_in_after_the_question() -> None:
 
     chosen = choose(NAMES, question="what is wrong there?", implicated=implicated)
 
-    # The implicated system's key signals first, then other exporters' key signals as fillers.
-    assert [(c.metric, c.reason) for c in chosen[:2]] == [
+    # The implicated system's key signals first; other exporters' key signals would be fleet-wide
+    # reads nobody asked for, so only the implicated names are chosen.
+    assert [(c.metric, c.reason) for c in chosen] == [
         ("pg_stat_activity_count", "implicated"),
         ("pg_up", "implicated"),
     ]
-    assert {c.reason for c in chosen[2:]} == {"key signal"}
     assert "go_goroutines" not in [c.metric for c in chosen]
+
+
+def test_key_signals_fill_in_when_nothing_is_implicated_or_the_question_points_there() -> None:
+    idle = choose(NAMES, question="what is wrong there?")
+    hosts = choose(NAMES, question="anything wrong on the hosts?", implicated=["pg_up"])
+
+    assert {c.reason for c in idle} == {"key signal"} and len(idle) > 2
+    assert "node_load1" in [c.metric for c in hosts]
+    assert "redis_db_keys" not in [c.metric for c in hosts]
 
 
 def test_metadata_decides_the_kind_and_names_settle_the_rest() -> None:
