@@ -2,8 +2,9 @@
 
 The stack starts; every fault shows in Alertmanager and is undone (its alert clears); every question
 gets a terminal answer (a done event, no 5xx); the monitoring stack is never the root cause; the
-healthy baseline and the recovered incident get no invented cause. Whether each fault's culprit is
-named is printed in the table (`make lab`); those verdicts are asserted once the analyst gets them right.
+healthy baseline and the recovered incident, asked while no alert fires, get no invented cause.
+Whether each fault's culprit is named is printed in the table (`make lab`); those verdicts are
+asserted once the analyst gets every one of them right.
 """
 
 from __future__ import annotations
@@ -62,6 +63,16 @@ def test_every_question_gets_a_terminal_answer(report: LabReport) -> None:
         assert row.answer.http_status == 200, (row.scenario, row.question, row.answer.http_status)
         assert row.answer.events[-1:] == ["done"], (row.scenario, row.question)
         assert row.judgement.verdict != "error", (row.scenario, row.question)
+
+
+def test_healthy_and_recovered_get_no_invented_cause_while_nothing_fires(report: LabReport) -> None:
+    # With an alert of the machine's own making firing (a busy host's CPU), a cause is not invented.
+    quiet = [
+        row for row in report.rows if row.scenario in {"healthy", "checkout-500 recovered"} and not row.firing
+    ]
+    assert quiet, "no healthy or recovered question was asked with Alertmanager quiet"
+    for row in quiet:
+        assert row.judgement.verdict != "invented", (row.scenario, row.question, row.judgement.named)
 
 
 def test_the_monitoring_stack_is_never_the_root_cause(report: LabReport) -> None:
