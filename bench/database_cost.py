@@ -10,6 +10,7 @@ from bench.figures import ItemResult, Target
 from bench.load import chat_run, client
 from bench.plan import BenchContext
 from bench.serving import Endpoints, bench_settings, database, served, services
+from persistence.transactions import transaction_engines
 
 TARGET = Target("<=", 6)
 
@@ -48,12 +49,15 @@ async def measure(kind: str, endpoints: Endpoints, runs: int) -> dict[str, float
     with database(kind, endpoints) as url:
         async with served(bench_settings(url)) as (app, base), client() as http:
             await chat_run(http, base)  # warm-up: start-up queries are not a run's cost
-            engine = services(app).engine.sync_engine
-            counter.attach(engine)
+            # SQLite runs the store's transactions on an engine of their own thread
+            engines = transaction_engines(services(app).engine)
+            for engine in engines:
+                counter.attach(engine)
             try:
                 outcomes = [(await chat_run(http, base)).outcome for _ in range(runs)]
             finally:
-                counter.detach(engine)
+                for engine in engines:
+                    counter.detach(engine)
     return {
         "statements": counter.statements / runs,
         "transactions": counter.commits / runs,

@@ -12,15 +12,14 @@ from collections.abc import Callable
 from datetime import datetime
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import async_sessionmaker
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlmodel import Session, col, select
 
 from persistence import records
 from persistence.case_ranking import overlap_score, tokens
 from persistence.dialects import insert_for
 from persistence.records import CaseRecord, RunNotFound, bounded
 from persistence.tables import CaseLibrary, ChatSession, DiagnosisRun
+from persistence.transactions import Transactions
 from tools.base import PastCase
 
 _CASE_CANDIDATES = 500  # newest cases ranked per similarity query (bounded work per call)
@@ -29,8 +28,8 @@ _CASE_CANDIDATES = 500  # newest cases ranked per similarity query (bounded work
 class CaseLibraryStore:
     """Reads and writes `case_library`; reached through `RunStore`, which owns every table."""
 
-    def __init__(self, sessions: async_sessionmaker[AsyncSession], *, clock: Callable[[], datetime]) -> None:
-        self._sessions = sessions
+    def __init__(self, transactions: Transactions, *, clock: Callable[[], datetime]) -> None:
+        self._tx = transactions
         self._clock = clock
 
     async def create_or_reuse_case(
@@ -39,13 +38,14 @@ class CaseLibraryStore:
         """The case of this run (`diagnosis_id = run_id`), owned by the principal of the run's
         session: created once, reused (use_count + 1) after. None when the run released no
         diagnosis (no answer, or only the safe fallback); `RunNotFound` when there is no such run."""
-        async with self._sessions() as db:
+
+        def work(db: Session) -> CaseRecord | None:
             query = (
                 select(DiagnosisRun, ChatSession.principal)
                 .join(ChatSession, col(ChatSession.session_id) == col(DiagnosisRun.session_id))
                 .where(col(DiagnosisRun.run_id) == run_id)
             )
-            found = (await db.exec(query)).first()
+            found = db.exec(query).first()
             if found is None:
                 raise RunNotFound(run_id)
             run, principal = found
@@ -68,18 +68,20 @@ class CaseLibraryStore:
             )
             # the unique diagnosis_id makes two racing feedbacks create one case
             insert = insert.on_conflict_do_nothing(index_elements=["diagnosis_id"])
-            inserted = await db.exec(insert.returning(col(CaseLibrary.id)))
+            inserted = db.exec(insert.returning(col(CaseLibrary.id)))
             created = inserted.first() is not None  # rowcount is not reliable for this on psycopg
             if not created:
-                await db.exec(
+                db.exec(
                     sa.update(CaseLibrary)
                     .where(col(CaseLibrary.diagnosis_id) == run_id)
                     .values(use_count=col(CaseLibrary.use_count) + 1, updated_at=now)
                 )
-            await db.commit()
+            db.commit()
             query_case = select(CaseLibrary).where(col(CaseLibrary.diagnosis_id) == run_id)
-            case = (await db.exec(query_case)).one()
-        return records.case_record(case, created=created)
+            case = db.exec(query_case).one()
+            return records.case_record(case, created=created)
+
+        return await self._tx.run(work)
 
     async def similar_cases(self, *, query: str, limit: int, principal: str | None) -> list[PastCase]:
         """`principal`'s past cases sharing words with `query`, best first (satisfies
@@ -95,13 +97,16 @@ class CaseLibraryStore:
             .order_by(col(CaseLibrary.updated_at).desc())
             .limit(_CASE_CANDIDATES)
         )
-        async with self._sessions() as db:
-            candidates = (await db.exec(newest)).all()
+
+        def work(db: Session) -> tuple[dict[int | None, float], list[CaseLibrary]]:
+            candidates = db.exec(newest).all()
             scores = {row_id: overlap_score(question, tokens(text)) for row_id, text in candidates}
             best = sorted((i for i, score in scores.items() if score > 0), key=lambda i: -scores[i])[:limit]
             # the owner is checked again on the rows served, not only on the ranked candidates
             chosen = select(CaseLibrary).where(col(CaseLibrary.id).in_(best), owned)
-            rows = (await db.exec(chosen)).all() if best else []
+            return scores, list(db.exec(chosen).all()) if best else []
+
+        scores, rows = await self._tx.run(work)
         ranked = sorted(
             ((scores[row.id], row) for row in rows if row.id is not None), key=lambda pair: -pair[0]
         )

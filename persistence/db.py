@@ -24,6 +24,7 @@ from sqlalchemy.pool import ConnectionPoolEntry, PoolResetState
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from persistence import tables
+from persistence.transactions import attach_sqlite_thread
 
 # Any constant works as long as every worker uses the same one: it names "the schema migration".
 _MIGRATION_LOCK_KEY = 0x5B12_A6E7
@@ -53,6 +54,9 @@ def make_engine(
         )
         sa.event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         sa.event.listen(engine.sync_engine, "reset", _sqlite_reset)
+        if _is_file(parsed):
+            # the run store's transactions: one thread hop each (`persistence.transactions`)
+            attach_sqlite_thread(engine, parsed, SQLITE_BUSY_TIMEOUT_MS)
         return engine
     return create_async_engine(
         parsed,
@@ -94,10 +98,14 @@ def _sqlite_reset(dbapi_connection: Any, record: ConnectionPoolEntry, state: Poo
         dbapi_connection.rollback()
 
 
-def _ensure_sqlite_directory(url: URL) -> None:
+def _is_file(url: URL) -> bool:
     database = url.database or ""
-    if database and database != ":memory:" and not database.startswith("file:"):
-        Path(database).parent.mkdir(parents=True, exist_ok=True)
+    return bool(database) and database != ":memory:" and not database.startswith("file:")
+
+
+def _ensure_sqlite_directory(url: URL) -> None:
+    if _is_file(url):
+        Path(url.database or "").parent.mkdir(parents=True, exist_ok=True)
 
 
 # --- migrations ----------------------------------------------------------------------------------

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import sqlalchemy as sa
-from sqlmodel import col, select
-from sqlmodel.ext.asyncio.session import AsyncSession
+from sqlmodel import Session, col, select
 
 from persistence.tables import RUNS, ChatSession, DiagnosisRun, RunStatus
 
@@ -19,13 +18,13 @@ def count_of(table: sa.Table) -> sa.ScalarSelect[int]:
     )
 
 
-async def session_row(db: AsyncSession, session_id: str) -> ChatSession | None:
+def session_row(db: Session, session_id: str) -> ChatSession | None:
     query = select(ChatSession).where(col(ChatSession.session_id) == session_id)
-    return (await db.exec(query)).first()
+    return db.exec(query).first()
 
 
-async def run_row(db: AsyncSession, *, session_id: str, run_id: str) -> DiagnosisRun | None:
+def run_row(db: Session, *, session_id: str, run_id: str) -> DiagnosisRun | None:
     query = select(DiagnosisRun).where(
         col(DiagnosisRun.session_id) == session_id, col(DiagnosisRun.run_id) == run_id
     )
-    return (await db.exec(query)).first()
+    return db.exec(query).first()

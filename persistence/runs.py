@@ -1,6 +1,7 @@
 """`RunStore`: the only code that reads or writes sessions, runs, steps, tool calls and cases.
 
-Every method takes keyword arguments, owns its transaction and returns plain records.
+Every method takes keyword arguments, owns its transaction (one synchronous function run by
+`persistence.transactions`) and returns plain records.
 Writes that race (session creation, finishing) are single conditional statements, so two workers
 sharing one database cannot double-create or overwrite each other; a run's trace rows are written in
 batches its one recorder serialises (`persistence.trace_rows`).
@@ -15,8 +16,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection, async_sessionmaker
-from sqlmodel import col, select
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import async_sessionmaker
+from sqlmodel import Session, col, select
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from persistence import records
@@ -51,6 +53,7 @@ from persistence.tables import (
     utcnow,
 )
 from persistence.trace_rows import StepDraft, ToolDraft, insert_trace_rows
+from persistence.transactions import Transactions
 from tools.base import PastCase
 
 INTERRUPTED = "INTERRUPTED"
@@ -66,10 +69,10 @@ class RunStore:
         worker_id: str,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        self._sessions = sessions
+        self._tx = Transactions(sessions)
         self.worker_id = worker_id
         self._clock = clock
-        self._cases = CaseLibraryStore(sessions, clock=clock)
+        self._cases = CaseLibraryStore(self._tx, clock=clock)
 
     # --- sessions --------------------------------------------------------------------------------
 
@@ -84,24 +87,26 @@ class RunStore:
         """Create the session unless it exists (safe when many requests race on one id) and a new
         RUNNING run owned by this worker, in one transaction. A session of another principal is
         `SessionNotFound`, and then nothing is written."""
-        async with self._sessions() as db:
+        row = self._new_run(session_id, query, agent_flow)
+
+        def work(db: Session) -> None:
             # Core statements on the session's connection: every chat opens and finishes a run, and
             # the ORM's unit of work cost more CPU than the statements themselves.
-            conn = await db.connection()
-            await self._insert_session_if_new(conn, session_id, principal)
-            owner = (await conn.execute(_principal_of(session_id))).first()
+            conn = db.connection()
+            self._insert_session_if_new(conn, session_id, principal)
+            owner = conn.execute(_principal_of(session_id)).first()
             if owner is None or owner.principal != principal:
-                await db.rollback()
+                db.rollback()
                 raise SessionNotFound(session_id)
-            row = self._new_run(session_id, query, agent_flow)
-            await _insert_run(conn, row)
-            await db.commit()
+            _insert_run(conn, row)
+            db.commit()
+
+        await self._tx.run(work)
         return records.run_summary(row)
 
     async def get_session(self, *, session_id: str) -> SessionInfo | None:
         """The session's metadata, or None when unknown."""
-        async with self._sessions() as db:
-            row = await session_row(db, session_id)
+        row = await self._tx.run(lambda db: session_row(db, session_id))
         return None if row is None else records.session_info(row)
 
     # --- run lifecycle ---------------------------------------------------------------------------
@@ -112,9 +117,12 @@ class RunStore:
         """Store a batch of a live run's steps and tool calls in one transaction (numbered after its
         stored rows); nothing is written to an unknown or finished run. Callers serialise batches
         of one run, as `finish_run(steps=...)` takes the rest."""
-        async with self._sessions() as db:
-            await insert_trace_rows(await db.connection(), run_id=run_id, steps=steps, tools=tools)
-            await db.commit()
+
+        def work(db: Session) -> None:
+            insert_trace_rows(db.connection(), run_id=run_id, steps=steps, tools=tools)
+            db.commit()
+
+        await self._tx.run(work)
 
     async def heartbeat(self, *, run_ids: Collection[str]) -> int:
         """Mark these RUNNING runs as alive now (one statement); how many were still running."""
@@ -168,19 +176,25 @@ class RunStore:
             "cancel_reason": cancel_reason,
         }
         update = sa.update(RUNS).where(RUNS.c.run_id == run_id, is_running())
-        async with self._sessions() as db:
-            conn = await db.connection()  # Core, as in `open_run`
-            await insert_trace_rows(conn, run_id=run_id, steps=steps, tools=tools)
-            result = await conn.execute(update.values(**values, **self._closing_values()))
-            changed = result.rowcount == 1
-            if changed and message_pair:
-                of_run = sa.select(RUNS.c.session_id).where(RUNS.c.run_id == run_id).scalar_subquery()
-                await conn.execute(self._message_pair(of_run))
+        update = update.values(**values, **self._closing_values())
+        pair = None
+        if message_pair:
+            of_run = sa.select(RUNS.c.session_id).where(RUNS.c.run_id == run_id).scalar_subquery()
+            pair = self._message_pair(of_run)
+
+        def work(db: Session) -> bool:
+            conn = db.connection()  # Core, as in `open_run`
+            insert_trace_rows(conn, run_id=run_id, steps=steps, tools=tools)
+            changed = conn.execute(update).rowcount == 1
+            if changed and pair is not None:
+                conn.execute(pair)
             if changed:
-                await db.commit()
+                db.commit()
             else:
-                await db.rollback()
-        return changed
+                db.rollback()
+            return changed
+
+        return await self._tx.run(work)
 
     async def sweep_interrupted(
         self,
@@ -214,43 +228,51 @@ class RunStore:
             )
             .returning(col(DiagnosisRun.run_id))
         )
-        async with self._sessions() as db:
-            swept = list((await db.exec(update)).scalars())
-            await db.commit()
-        return sorted(swept)
+
+        def work(db: Session) -> list[str]:
+            swept = list(db.exec(update).scalars())
+            db.commit()
+            return swept
+
+        return sorted(await self._tx.run(work))
 
     # --- reading ---------------------------------------------------------------------------------
 
     async def list_runs(self, *, session_id: str, limit: int = 200) -> list[RunSummary]:
         """The session's runs, newest first; [] without runs; `SessionNotFound` if unknown."""
-        async with self._sessions() as db:
-            if await session_row(db, session_id) is None:
+        query = (
+            select(DiagnosisRun)
+            .where(col(DiagnosisRun.session_id) == session_id)
+            .order_by(col(DiagnosisRun.created_at).desc(), col(DiagnosisRun.id).desc())
+            .limit(limit)
+        )
+
+        def work(db: Session) -> list[DiagnosisRun]:
+            if session_row(db, session_id) is None:
                 raise SessionNotFound(session_id)
-            query = (
-                select(DiagnosisRun)
-                .where(col(DiagnosisRun.session_id) == session_id)
-                .order_by(col(DiagnosisRun.created_at).desc(), col(DiagnosisRun.id).desc())
-                .limit(limit)
-            )
-            rows = list((await db.exec(query)).all())
-        return [records.run_summary(row) for row in rows]
+            return list(db.exec(query).all())
+
+        return [records.run_summary(row) for row in await self._tx.run(work)]
 
     async def load_trace(self, *, session_id: str, run_id: str) -> RunTrace:
         """One run of one session with its steps and tool calls; else `RunNotFound`."""
-        async with self._sessions() as db:
-            run = await run_row(db, session_id=session_id, run_id=run_id)
-            session = await session_row(db, session_id)
+
+        def work(db: Session) -> RunTrace:
+            run = run_row(db, session_id=session_id, run_id=run_id)
+            session = session_row(db, session_id)
             if run is None or session is None:
                 raise RunNotFound(run_id)
-            steps = await db.exec(
+            steps = db.exec(
                 select(AgentStep).where(col(AgentStep.run_id) == run_id).order_by(col(AgentStep.seq))
             )
-            tools = await db.exec(
+            tools = db.exec(
                 select(ToolInvocation)
                 .where(col(ToolInvocation.run_id) == run_id)
                 .order_by(col(ToolInvocation.seq))
             )
             return records.run_trace(session, run, list(steps.all()), list(tools.all()))
+
+        return await self._tx.run(work)
 
     # --- feedback and cases ----------------------------------------------------------------------
 
@@ -287,9 +309,7 @@ class RunStore:
 
     # --- internals -------------------------------------------------------------------------------
 
-    async def _insert_session_if_new(
-        self, conn: AsyncConnection, session_id: str, principal: str | None
-    ) -> None:
+    def _insert_session_if_new(self, conn: Connection, session_id: str, principal: str | None) -> None:
         if not session_id or len(session_id) > ID_CHARS:
             raise ValueError(f"session id must be 1..{ID_CHARS} characters")
         now = self._clock()
@@ -301,7 +321,7 @@ class RunStore:
             created_at=now,
             last_active_at=now,
         )
-        await conn.execute(insert.on_conflict_do_nothing(index_elements=["session_id"]))
+        conn.execute(insert.on_conflict_do_nothing(index_elements=["session_id"]))
 
     def _new_run(self, session_id: str, query: str, agent_flow: AgentFlow) -> DiagnosisRun:
         now = self._clock()
@@ -338,17 +358,19 @@ class RunStore:
         }
 
     async def _write(self, statement: sa.Update) -> int:
-        async with self._sessions() as db:
-            result = await db.exec(statement)
-            await db.commit()
-        return int(result.rowcount)
+        def work(db: Session) -> int:
+            result = db.exec(statement)
+            db.commit()
+            return int(result.rowcount)
+
+        return await self._tx.run(work)
 
 
 def _principal_of(session_id: str) -> sa.Select[tuple[str | None]]:
     return sa.select(SESSIONS.c.principal).where(SESSIONS.c.session_id == session_id)
 
 
-async def _insert_run(conn: AsyncConnection, row: DiagnosisRun) -> None:
+def _insert_run(conn: Connection, row: DiagnosisRun) -> None:
     """INSERT `row` with Core (the database numbers `id`): no ORM unit of work on the hot path."""
     values = {column.name: getattr(row, column.name) for column in RUNS.columns if column.name != "id"}
-    await conn.execute(sa.insert(RUNS), values)
+    conn.execute(sa.insert(RUNS), values)

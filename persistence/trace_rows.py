@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Any, cast
 
 import sqlalchemy as sa
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.engine import Connection
 
 from persistence.queries import is_running
 from persistence.records import bounded
@@ -62,21 +62,20 @@ class ToolDraft:
         }
 
 
-async def insert_trace_rows(
-    conn: AsyncConnection, *, run_id: str, steps: Sequence[StepDraft], tools: Sequence[ToolDraft]
+def insert_trace_rows(
+    conn: Connection, *, run_id: str, steps: Sequence[StepDraft], tools: Sequence[ToolDraft]
 ) -> None:
     """Append the drafts to a RUNNING run inside the caller's transaction (numbered after any rows
     already stored); nothing is written to an unknown or finished run."""
     if not steps and not tools:
         return
-    # One round trip for the run's state and both tables' last numbers: on SQLite every statement
-    # of a transaction holds the only connection across an event-loop turn.
-    found = (await conn.execute(_running_with_last_seqs(run_id))).first()
+    # One round trip for the run's state and both tables' last numbers.
+    found = conn.execute(_running_with_last_seqs(run_id)).first()
     if found is None:
         return
     session_id, last_step, last_tool = cast(tuple[str, int, int], found)
-    await _insert(conn, STEPS, run_id, session_id, int(last_step), [draft.row() for draft in steps])
-    await _insert(conn, TOOLS, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
+    _insert(conn, STEPS, run_id, session_id, int(last_step), [draft.row() for draft in steps])
+    _insert(conn, TOOLS, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
 
 
 def _running_with_last_seqs(run_id: str) -> sa.Select[tuple[str, int, int]]:
@@ -92,8 +91,8 @@ def _running_with_last_seqs(run_id: str) -> sa.Select[tuple[str, int, int]]:
     )
 
 
-async def _insert(
-    conn: AsyncConnection,
+def _insert(
+    conn: Connection,
     table: sa.Table,
     run_id: str,
     session_id: str,
@@ -106,4 +105,4 @@ async def _insert(
         {"run_id": run_id, "session_id": session_id, "seq": last_seq + 1 + i, **row}
         for i, row in enumerate(rows)
     ]
-    await conn.execute(sa.insert(table), numbered)
+    conn.execute(sa.insert(table), numbered)
