@@ -44,6 +44,11 @@ DEFAULT_IDENTITY_LABELS: tuple[str, ...] = (
     "container",
     "k8s_app",
     "instance",
+    # Last: an alert that aggregates every target label away (`sum by (handler)`, as HTTP mixins
+    # do) still names the endpoint it is about.
+    "handler",
+    "endpoint",
+    "route",
 )
 DEFAULT_RESOURCE_LABELS: tuple[str, ...] = ("datname", "mountpoint", "device", "queue", "topic")
 

@@ -48,6 +48,18 @@ def test_alert_aggregated_by_instance_is_identified_by_its_instance() -> None:
     assert not ident.empty
 
 
+def test_alert_aggregated_by_handler_is_identified_by_its_endpoint() -> None:
+    # `sum by (handler) (rate(http_requests_total{code=~"5.."}[1m]))`: job and instance are gone.
+    ident = identity_of({"alertname": "HighErrorRate", "handler": "/checkout", "severity": "critical"})
+    assert ident.primary == (("handler", "/checkout"),)
+    assert ident.name == "/checkout"
+
+
+def test_an_endpoint_label_never_outranks_the_system_it_belongs_to() -> None:
+    labels = {"job": "storefront", "instance": "web-1:8000", "handler": "/checkout"}
+    assert name_of(labels) == "storefront"
+
+
 def test_label_set_without_identity_labels_has_an_empty_identity() -> None:
     ident = identity_of({"alertname": "Watchdog", "severity": "none"})
     assert ident.empty and ident.text == "" and ident.name is None
