@@ -13,7 +13,7 @@ from typing import Any
 
 from graph.analysts.base import Discovery, EvidenceRef, Turn
 from tools.digest.labels import service_of
-from tools.facts import Digest
+from tools.facts import AlertGroup, Digest
 from tools.toolbox.catalog import DISCOVERY_TOOLS
 
 MAX_FACTS_PER_KIND = 10
@@ -39,7 +39,7 @@ def digest_view(digest: Digest, *, per_kind: int = MAX_FACTS_PER_KIND) -> dict[s
             _fact(asdict(a), drop=("score",)) | {"labels": _other_labels(a.labels)} for a in anomalies
         ],
         "log_patterns": [_fact(asdict(p)) for p in patterns],
-        "alert_groups": [_fact(asdict(g)) for g in digest.alert_groups[:per_kind]],
+        "alert_groups": [_alert_group(g) for g in digest.alert_groups[:per_kind]],
         "sql": [_fact(asdict(s)) for s in digest.sql[:per_kind]],
         "runbooks": [_fact(asdict(r), drop=("score",)) for r in digest.runbooks[:per_kind]],
         "past_cases_clues_only": [_fact(asdict(c), drop=("score",)) for c in digest.cases[:per_kind]],
@@ -76,10 +76,11 @@ def discovery_view(discovery: Discovery) -> dict[str, Any]:
         "tables": {name: list(tables)[:MAX_NAMES] for name, tables in discovery.tables.items()},
         "runbooks": list(discovery.runbooks)[:MAX_NAMES],
         "services": list(discovery.services)[:MAX_NAMES],
-        # The typed reads discovery chose (firing alerts' metrics first): read_metric arguments and
-        # the PromQL each stands for, the model's best starting points.
+        # The typed reads discovery chose (firing alerts' metrics first): read_metric arguments, the
+        # model's best starting points. Their PromQL is left out: metric and matchers say it, and it
+        # repeats the monitoring-stack exclusion once per read.
         "metric_reads": [
-            {key: read[key] for key in ("metric", "kind", "matchers", "reason", "promql") if key in read}
+            {key: read[key] for key in ("metric", "kind", "matchers", "reason") if key in read}
             for read in list(discovery.reads)[:MAX_READS]
         ],
     }
@@ -106,6 +107,42 @@ def _clip_list(value: Any) -> Any:
     if isinstance(value, list):
         return [_clip(v) if isinstance(v, str) else v for v in value[:8]]
     return value
+
+
+# An alert group's own fields already say these labels; other annotations (runbook_url, dashboards)
+# cost tokens the model cannot use.
+_SAID_LABELS = frozenset({"alertname", "severity", "service", "status"})
+_ALERT_ANNOTATIONS = ("summary", "description")
+MAX_LABEL_CHARS = 120
+
+
+def _alert_group(group: AlertGroup) -> dict[str, Any]:
+    """An alert group without repeats: the group's service in each identity text, labels an identity
+    or the group's own fields already say, instances an identity names, the summary annotation and
+    zero suppression counts (`muted` is silenced or inhibited) are dropped; what an SRE acts on
+    (identity, other labels such as mountpoint or device, value, silenced/inhibited state) stays."""
+    own = f"service={group.service}"
+    identities = [" ".join(p for p in text.split() if p != own) for text in group.identities]
+    said = {part for text in group.identities for part in text.split()}
+    labels = {
+        key: _clip(value, MAX_LABEL_CHARS)
+        for key, value in group.labels.items()
+        if key not in _SAID_LABELS and f"{key}={value}" not in said
+    }
+    annotations = {
+        key: _clip(text, MAX_LABEL_CHARS)
+        for key in _ALERT_ANNOTATIONS
+        if (text := group.annotations.get(key)) and text != group.summary
+    }
+    named = {part.partition("=")[2] for part in said}
+    fields = asdict(group) | {
+        "identities": [text for text in identities if text],
+        "instances": [name for name in group.instances if name not in named],
+        "labels": labels,
+        "annotations": annotations,
+    }
+    zero = [key for key in ("silenced", "inhibited") if not fields[key]]
+    return _fact(fields, drop=("muted", *zero))
 
 
 def _other_labels(labels: Mapping[str, str]) -> dict[str, str]:
