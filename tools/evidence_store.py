@@ -132,6 +132,7 @@ class EvidenceCache:
         self._clock = clock
         self._entries: OrderedDict[str, tuple[float, ToolOutcome]] = OrderedDict()
         self._in_flight: dict[str, asyncio.Task[ToolOutcome]] = {}
+        self._next_sweep = clock() + ttl_s
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -167,7 +168,20 @@ class EvidenceCache:
         outcome = task.result()
         if not outcome.status.succeeded:
             return
-        self._entries[key] = (self._clock() + self._ttl_s, outcome)
+        now = self._clock()
+        self._sweep(now)
+        self._entries[key] = (now + self._ttl_s, outcome)
         self._entries.move_to_end(key)
         while len(self._entries) > self._capacity:
             self._entries.popitem(last=False)
+
+    def _sweep(self, now: float) -> None:
+        # Keys scoped to one run (live alert state) are never asked for again, so a lookup never
+        # drops them: without a sweep they would fill the cache to `capacity` with dead answers.
+        # At most one pass per TTL keeps the cost amortised; entries live under two TTLs.
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + self._ttl_s
+        expired = [key for key, (expires_at, _) in self._entries.items() if now >= expires_at]
+        for key in expired:
+            del self._entries[key]
