@@ -24,7 +24,7 @@ from sqlalchemy.pool import ConnectionPoolEntry, PoolResetState
 from sqlmodel.ext.asyncio.session import AsyncSession
 
 from persistence import tables
-from persistence.transactions import attach_sqlite_thread
+from persistence.transactions import apply_sqlite_pragmas, attach_sqlite_thread
 
 # Any constant works as long as every worker uses the same one: it names "the schema migration".
 _MIGRATION_LOCK_KEY = 0x5B12_A6E7
@@ -74,11 +74,7 @@ def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA foreign_keys=ON")  # SQLite ignores foreign keys otherwise
-    cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
-    cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.close()
+    apply_sqlite_pragmas(dbapi_connection, SQLITE_BUSY_TIMEOUT_MS)
 
 
 def _sqlite_reset(dbapi_connection: Any, record: ConnectionPoolEntry, state: PoolResetState) -> None:

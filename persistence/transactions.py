@@ -55,11 +55,7 @@ class SqliteThread:
     def _on_connect(self, dbapi_connection: Any, _record: Any) -> None:
         # The driver's own transaction handling off: `_begin_immediate` emits BEGIN itself.
         dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute(f"PRAGMA busy_timeout={self._busy_timeout_ms}")
-        cursor.close()
+        apply_sqlite_pragmas(dbapi_connection, self._busy_timeout_ms)
 
     async def run(self, work: Callable[[Session], T]) -> T:
         if self._executor is None:
@@ -83,6 +79,15 @@ class SqliteThread:
             return
         self._disposed = executor.submit(self.engine.dispose)
         executor.shutdown(wait=False)
+
+
+def apply_sqlite_pragmas(dbapi_connection: Any, busy_timeout_ms: int) -> None:
+    """The settings every connection to the application's SQLite file runs with (both engines)."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")  # SQLite ignores foreign keys otherwise
+    cursor.execute("PRAGMA journal_mode=WAL")  # readers do not block the writer
+    cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
+    cursor.close()
 
 
 def _begin_immediate(connection: sa.Connection) -> None:
