@@ -77,6 +77,9 @@ def _summary(totals: dict[str, Any]) -> str:
         f"({totals['root_cause_service_hits']}/{totals['fault_scenarios']} fault scenarios), "
         f"category {totals['category_hits']}/{totals['category_scenarios']}, "
         f"healthy correct {totals['healthy_correct']}/{totals['healthy_scenarios']}, "
+        f"verdict {totals.get('verdict_hits', 0)}/{totals.get('verdict_scenarios', 0)}, "
+        f"route {totals.get('route_hits', 0)}/{totals.get('route_scenarios', 0)}, "
+        f"data {totals.get('data_hits', 0)}/{totals.get('data_scenarios', 0)}, "
         f"unsupported claims {totals['unsupported_claims_released']}, "
         f"fallbacks {totals['fallbacks']}, errors {totals['errors']}"
     )

@@ -20,6 +20,10 @@ _CHECKS = (
     "evidence_sources_hit",
     "confidence_within_cap",
     "unavailable_sources_reported",
+    "verdict_hit",
+    "route_hit",
+    "data_contains_present",
+    "data_none_absent",
 )
 
 

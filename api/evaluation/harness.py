@@ -127,6 +127,7 @@ async def _run_scenario(diagnoser: Diagnoser, world: str, scenario: EvalScenario
         evaluation,
         max_confidence=scenario.max_confidence,
         unavailable_sources=scenario.unavailable_sources,
+        route=result.route if result is not None else None,
     )
     entry |= {
         "repairs": spent.repairs,
@@ -144,6 +145,9 @@ def _progress_line(entry: dict[str, Any]) -> str:
         ("service", "root_cause_service_hit"),
         ("category", "category_hit"),
         ("healthy", "healthy_correct"),
+        ("verdict", "verdict_hit"),
+        ("route", "route_hit"),
+        ("data", "data_contains_present"),
     ):
         value = entry.get(key)
         if value is not None:

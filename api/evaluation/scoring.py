@@ -14,6 +14,22 @@ from tools.world import ScenarioExpectation
 
 SUCCEEDED = frozenset({"OK", "EMPTY"})
 _FINDING_LABEL = re.compile(r"^finding (\d+)\b")
+# The analyst's older category names and the broad tag (tools.world.CATEGORY_TAGS) each one means,
+# so that a devset expectation written in tags judges the failure mode, not the spelling.
+LEGACY_CATEGORY_TAGS: Mapping[str, str] = {
+    "disk_full": "storage",
+    "connection_pool_exhaustion": "connections",
+    "memory_leak": "memory",
+    "slow_query": "locks",
+    "configuration_error": "configuration",
+    "cpu_saturation": "cpu",
+    "slow_dependency": "latency",
+    "bad_deploy": "deploy",
+    "unknown": "unclassified",
+}
+VERDICTS = frozenset({"incident", "healthy", "inconclusive"})
+# Payload keys whose strings are not the answer's data: the evidence list names tools and queries.
+_NOT_DATA = frozenset({"evidence", "sources"})
 
 
 def answer_text(content: Mapping[str, Any], *, with_evidence: bool = True) -> str:
@@ -86,6 +102,46 @@ def _same(actual: Any, expected: str) -> bool:
     return isinstance(actual, str) and actual.strip().lower() == expected.strip().lower()
 
 
+def category_matches(actual: Any, expected: str) -> bool:
+    """The same category, or an older category name that means the expected broad tag."""
+    if _same(actual, expected):
+        return True
+    return isinstance(actual, str) and _same(LEGACY_CATEGORY_TAGS.get(actual.strip().lower()), expected)
+
+
+def released_verdict(content: Mapping[str, Any]) -> str | None:
+    """The answer's verdict: its own `verdict` field, else derived from a diagnosis report (healthy
+    with no root cause: healthy; otherwise incident); None for an answer that gives none."""
+    payload = content.get("payload") or {}
+    verdict = payload.get("verdict")
+    if isinstance(verdict, str) and verdict.strip().lower() in VERDICTS:
+        return verdict.strip().lower()
+    if content.get("content_type") != "diagnosis_report":
+        return None
+    return "healthy" if payload.get("healthy") is True and not payload.get("root_cause") else "incident"
+
+
+def data_text(content: Mapping[str, Any]) -> str:
+    """Every string of the released payload (rows, cells, summary, findings) except the evidence list."""
+    parts: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            parts.append(value)
+        elif isinstance(value, Mapping):
+            for key, item in value.items():
+                if key not in _NOT_DATA:
+                    walk(item)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                walk(item)
+        elif isinstance(value, int | float) and not isinstance(value, bool):
+            parts.append(str(value))
+
+    walk(content.get("payload") or {})
+    return "\n".join(parts)
+
+
 def score_answer(
     expect: ScenarioExpectation,
     content: Mapping[str, Any],
@@ -93,6 +149,7 @@ def score_answer(
     *,
     max_confidence: float | None = None,
     unavailable_sources: Sequence[str] = (),
+    route: str | None = None,
 ) -> dict[str, Any]:
     """Every per-scenario figure of one released answer; a figure not asked for is None."""
     payload = content.get("payload") or {}
@@ -105,11 +162,14 @@ def score_answer(
     unsupported = unsupported_findings(payload, self_evaluation)
     says_healthy = payload.get("healthy") is True and not root
     confidence = root.get("confidence") if root else None
+    data = data_text(content)
+    data_missing = [s for s in expect.data_contains if s.lower() not in data.lower()]
+    data_forbidden = [s for s in expect.data_none if s.lower() in data.lower()]
     return {
         "root_cause_service_hit": _same(root.get("service"), expect.root_cause_service)
         if expect.root_cause_service
         else None,
-        "category_hit": _same(root.get("category"), expect.category) if expect.category else None,
+        "category_hit": category_matches(root.get("category"), expect.category) if expect.category else None,
         "keywords_all_present": not missing if expect.keywords_all else None,
         "keywords_missing": missing,
         "keywords_none_absent": not forbidden if expect.keywords_none else None,
@@ -126,6 +186,13 @@ def score_answer(
         "unavailable_sources_reported": _reports_unavailable(content, unavailable_sources)
         if unavailable_sources
         else None,
+        "verdict": released_verdict(content),
+        "verdict_hit": released_verdict(content) == expect.verdict if expect.verdict else None,
+        "route_hit": route == expect.route if expect.route else None,
+        "data_contains_present": not data_missing if expect.data_contains else None,
+        "data_missing": data_missing,
+        "data_none_absent": not data_forbidden if expect.data_none else None,
+        "data_forbidden_found": data_forbidden,
         "confidence": confidence,
         "confidence_within_cap": (confidence is None or confidence <= max_confidence)
         if max_confidence is not None
@@ -164,6 +231,9 @@ def totals(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Aggregate figures over every scenario entry of a result."""
     faults = [e for e in entries if e.get("root_cause_service_hit") is not None]
     categories = [e for e in entries if e.get("category_hit") is not None]
+    verdicts = [e for e in entries if e.get("verdict_hit") is not None]
+    routes = [e for e in entries if e.get("route_hit") is not None]
+    data = [e for e in entries if e.get("data_contains_present") is not None]
     healthy = [e for e in entries if e.get("expect_healthy") is True]
     shares = [e["guard_bound_share"] for e in entries if e.get("guard_bound_share") is not None]
     service_hits = sum(1 for e in faults if e["root_cause_service_hit"])
@@ -180,6 +250,13 @@ def totals(entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "category_hit_rate": _rate(category_hits, len(categories)),
         "healthy_scenarios": len(healthy),
         "healthy_correct": sum(1 for e in healthy if e.get("healthy_correct")),
+        "verdict_scenarios": len(verdicts),
+        "verdict_hits": sum(1 for e in verdicts if e["verdict_hit"]),
+        "route_scenarios": len(routes),
+        "route_hits": sum(1 for e in routes if e["route_hit"]),
+        "data_scenarios": len(data),
+        "data_hits": sum(1 for e in data if e["data_contains_present"]),
+        "data_none_failed": sum(1 for e in entries if e.get("data_none_absent") is False),
         "keywords_all_failed": sum(1 for e in entries if e.get("keywords_all_present") is False),
         "keywords_none_failed": sum(1 for e in entries if e.get("keywords_none_absent") is False),
         "unavailable_sources_unreported": sum(

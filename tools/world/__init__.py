@@ -2,6 +2,7 @@
 
 from tools.world.loader import World, WorldError, WorldLimits, load_world
 from tools.world.models import (
+    CATEGORY_TAGS,
     Scenario,
     ScenarioExpectation,
     WorldAlert,
@@ -12,6 +13,7 @@ from tools.world.models import (
 )
 
 __all__ = [
+    "CATEGORY_TAGS",
     "Scenario",
     "ScenarioExpectation",
     "World",

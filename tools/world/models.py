@@ -144,8 +144,55 @@ class WorldLogLine(BaseModel):
         return labels
 
 
+# The broad failure-mode tags a devset expectation's `category` uses (issue 22): one tag per kind of
+# fault, named by what the evidence shows rather than by any product's wording.
+CATEGORY_TAGS: tuple[str, ...] = (
+    "storage",  # free space, volumes, disk full
+    "replication",  # replica lag, replication slots, broken replication
+    "failover",  # failover, promotion, switchover
+    "checkpoint",  # checkpoints, vacuum, flush storms
+    "locks",  # locks, blocking, deadlocks, lock waits
+    "connections",  # connection limits, pools, pending acquisitions
+    "cpu",  # CPU saturation, throttling, load
+    "memory",  # memory, OOM kills, heap, GC pressure
+    "latency",  # slowness without a more specific cause
+    "errors",  # error rate without a more specific cause
+    "saturation",  # queues, backlogs, thread or worker exhaustion
+    "tls",  # certificates and TLS handshakes
+    "dns",  # name resolution
+    "configuration",  # configuration and parameter changes
+    "deploy",  # deploys and rollbacks
+    "crashloop",  # crash loops, restarts, failing probes
+    "disk-io",  # disk I/O latency, IOPS, queue depth
+    "unclassified",  # none of the above fits; the statement still names the signals
+)
+Verdict = Literal["incident", "healthy", "inconclusive"]
+RouteExpectation = Literal["simple", "complex", "lookup"]
+
+
 class ScenarioExpectation(BaseModel):
-    """What a correct diagnosis of a scenario says (read by the evaluation command)."""
+    """What a correct diagnosis of a scenario says (read by the evaluation command).
+
+    Every field is optional; an unset field is not judged.
+    - `root_cause_service`: the service the released root cause must name.
+    - `category`: the released root cause's category. Older worlds use the analyst's own names
+      (`disk_full`, ...), matched exactly; the development set (tests/data/devset) uses one of
+      `CATEGORY_TAGS`, which a released older name also satisfies when it means that tag
+      (api/evaluation/scoring.py, `LEGACY_CATEGORY_TAGS`).
+    - `keywords_all` / `keywords_none`: words the answer text must / must not contain.
+    - `evidence_sources`: sources the answer must have used (answered OK or EMPTY).
+    - `healthy`: the answer must (true) or must not (false) declare the system healthy.
+    - `verdict`: incident, healthy or inconclusive. The released `verdict` field when the answer
+      carries one; otherwise a diagnosis report is "healthy" when it says healthy and names no root
+      cause, else "incident". An incident verdict may come without an established cause (a firing
+      alert whose cause is unknown is still an incident); inconclusive means key sources failed or
+      returned nothing.
+    - `route`: the route the question must take: simple, complex or lookup (a data question: show,
+      list, find, the last N lines, the value of a metric, run this PromQL, which alerts or targets).
+    - `data_contains`: strings that must all appear in the released answer, rows included (any
+      string value of the payload except its evidence list), e.g. a log line's request id.
+    - `data_none`: strings that must not appear there (rows the question's filters exclude).
+    """
 
     model_config = ConfigDict(extra="ignore")
 
@@ -155,6 +202,10 @@ class ScenarioExpectation(BaseModel):
     keywords_none: list[str] = Field(default_factory=list)
     evidence_sources: list[str] = Field(default_factory=list)
     healthy: bool | None = None
+    verdict: Verdict | None = None
+    route: RouteExpectation | None = None
+    data_contains: list[str] = Field(default_factory=list)
+    data_none: list[str] = Field(default_factory=list)
 
 
 class Scenario(BaseModel):
