@@ -90,12 +90,20 @@ function listSection(title, items, render) {
   return section(title, el("ul", {}, items.map((item) => el("li", {}, ...render(item)))));
 }
 
+// `verdict` (incident, healthy, inconclusive) when the server sends it; older reports carry `healthy` only.
+const VERDICT_BADGES = { incident: ["fail", "Problem found"], healthy: ["ok", "Healthy"], inconclusive: ["warn", "Inconclusive"] };
+
+function verdictBadge(payload) {
+  const shown = VERDICT_BADGES[payload.verdict] ?? (payload.healthy ? VERDICT_BADGES.healthy : VERDICT_BADGES.incident);
+  return badge(...shown);
+}
+
 function reportView(payload) {
   const evidenceById = new Map(payload.evidence.map((item) => [item.id, item]));
   const header = el(
     "p",
     { class: "report-badges" },
-    payload.healthy ? badge("ok", "Healthy") : badge("fail", "Problem found"),
+    verdictBadge(payload),
     payload.degraded ? badge("warn", "Degraded (fallback)") : null,
   );
   return el(

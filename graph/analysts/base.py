@@ -9,12 +9,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from tools.facts import Digest
 
 Lane = Literal["signals", "logs", "knowledge"]
 RouteName = Literal["simple", "complex"]
+# incident: something is wrong now (a root cause, or a firing alert whose cause is not established);
+# healthy: the key sources answered and nothing is abnormal now; inconclusive: they could not tell.
+Verdict = Literal["incident", "healthy", "inconclusive"]
 
 
 class Route(BaseModel):
@@ -70,12 +73,26 @@ class Draft(BaseModel):
 
     kind: Literal["diagnosis", "answer"] = "diagnosis"
     summary: str
+    verdict: Verdict | None = Field(
+        default=None,
+        description="incident (something is wrong now), healthy (nothing abnormal now) or inconclusive "
+        "(key sources failed or returned nothing); derived from healthy/root_cause when left out",
+    )
     healthy: bool = False
     root_cause: RootCause | None = None
     findings: list[Finding] = Field(default_factory=list)
     recommendations: list[Recommendation] = Field(default_factory=list)
     open_questions: list[str] = Field(default_factory=list)
     ruled_out: list[RuledOut] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _one_verdict(self) -> Draft:
+        """`healthy` and `verdict` say one thing: an older client reads `healthy`, a newer `verdict`."""
+        if self.verdict is None:
+            named: Verdict = "incident" if self.root_cause is not None else "inconclusive"
+            self.verdict = "healthy" if self.healthy else named
+        self.healthy = self.verdict == "healthy"
+        return self
 
 
 class Repair(BaseModel):

@@ -39,7 +39,7 @@ def alert_finding(service: str, groups: list[AlertGroup]) -> Finding:
 
 
 def _alert_words(service: str, group: AlertGroup) -> str:
-    """`HostFilesystemAlmostFull (critical, since T) on instance=db1:9100 mountpoint=/data, value 93.4`:
+    """`VolumeNearlyFull (critical, since T) on instance=host-a:9100 mountpoint=/data, value 93.4`:
     where it fires (the labels an SRE needs, not only the exporter job), its value, and whether
     Alertmanager holds it silenced or inhibited."""
     text = f"{group.alertname} ({group.severity or 'unknown severity'}, since {group.first_started})"
@@ -58,7 +58,7 @@ def _alert_words(service: str, group: AlertGroup) -> str:
 
 
 def where_of(service: str, identities: Sequence[str], most: int = 2) -> str:
-    """The identities that say more than the service name itself (`instance=db1:9100 mountpoint=/data`)."""
+    """The identities that say more than the service name itself (`instance=host-a:9100 mountpoint=/data`)."""
     shown = [" ".join(p for p in text.split() if p.split("=", 1)[-1] != service) for text in identities]
     return "; ".join(s for s in shown[:most] if s)
 
@@ -66,7 +66,7 @@ def where_of(service: str, identities: Sequence[str], most: int = 2) -> str:
 def distinguishing_labels(anomaly: MetricAnomaly, peers: Sequence[MetricAnomaly]) -> tuple[str, ...]:
     """`key=value` pairs telling this series apart from the other anomalies of its metric.
 
-    Resource labels an SRE needs to find the thing (`mountpoint=/data`, `datname=orders`) always come
+    Resource labels an SRE needs to find the thing (`mountpoint=/data`, `datname=sales`) always come
     first, alone or not; then keys whose values differ among those anomalies (`code=500` beside
     `code=200`), never the service or instance keys the finding names anyway; at most
     MAX_DISTINGUISHING_LABELS of the latter.

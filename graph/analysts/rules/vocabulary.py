@@ -134,7 +134,7 @@ ROLLOUT = re.compile(
     r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+)\b",
     re.IGNORECASE,
 )
-# A change line that edits configuration rather than shipping code (a config map, settings, flags).
+# A change line that edits configuration rather than releasing code (a config map, settings, flags).
 CONFIG_CHANGE = re.compile(
     r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|env(?:ironment)? var\w*)\b",
     re.IGNORECASE,

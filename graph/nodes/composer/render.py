@@ -38,6 +38,7 @@ def _report(draft: Draft, items: Sequence[Evidence]) -> dict[str, Any]:
     root = draft.root_cause
     return {
         "summary": draft.summary,
+        "verdict": draft.verdict,
         "healthy": draft.healthy,
         "root_cause": root.model_dump() if root is not None and not draft.healthy else None,
         "findings": [finding.model_dump() for finding in draft.findings],

@@ -20,6 +20,8 @@ def render_fallback(items: Sequence[Evidence]) -> dict[str, Any]:
         "content_type": REPORT,
         "payload": {
             "summary": FALLBACK_MESSAGE,
+            # Nothing was verified: neither an incident nor a healthy system can be claimed.
+            "verdict": "inconclusive",
             "healthy": None,
             "root_cause": None,
             "findings": [],
