@@ -15,8 +15,10 @@ import httpx
 from api.settings import Settings
 from tools.alertmanager.client import AlertmanagerClient
 from tools.alertmanager.fixture import AlertmanagerFixture
-from tools.base import CaseSource, KnowledgeSource, Sources, SqlSource
+from tools.base import CaseSource, KnowledgeSource, LogsSource, Sources, SqlSource
 from tools.demo_world import DEMO_WORLD_DIR
+from tools.logfiles import Journal, LogFiles
+from tools.logfiles.journal import available as journalctl_available
 from tools.loki.client import LokiClient
 from tools.loki.fixture import LokiFixture
 from tools.prometheus.client import PrometheusClient
@@ -52,8 +54,9 @@ def world_sources(
 
 
 def uses_world(settings: Settings) -> bool:
-    real = (settings.prometheus_url, settings.alertmanager_url, settings.loki_url)
-    return settings.world_dir is not None or not any(real)
+    logs = settings.backends
+    real = (settings.prometheus_url, settings.alertmanager_url, settings.loki_url, logs.log_files)
+    return settings.world_dir is not None or not any((*real, logs.log_journal, logs.log_journal_path))
 
 
 def build_sources(settings: Settings, http: httpx.AsyncClient, *, cases: CaseSource | None) -> Sources:
@@ -90,10 +93,24 @@ def _real_sources(settings: Settings, http: httpx.AsyncClient, cases: CaseSource
         metrics=prometheus,
         logs=LokiClient(http, settings.loki_url, max_bytes=max_bytes, timeout_s=timeout_s)
         if settings.loki_url
-        else None,
+        else _host_logs(settings),
         knowledge=knowledge,
         cases=cases,
     )
+
+
+def _host_logs(settings: Settings) -> LogsSource | None:
+    """The host's log files and journal (no Loki), when any is configured."""
+    bounds = settings.backends
+    journal = None
+    if bounds.log_journal or bounds.log_journal_path is not None:
+        if journalctl_available():
+            journal = Journal(bounds.log_journal_path, scan_entries=bounds.log_scan_entries)
+        else:
+            log.warning("the journal is configured as a log source, but journalctl is not installed")
+    if not bounds.log_files and journal is None:
+        return None
+    return LogFiles(bounds.log_files, journal=journal, scan_bytes=bounds.log_scan_bytes)
 
 
 def _sql(settings: Settings) -> SqlSource:

@@ -15,6 +15,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 from graph.context import GraphBudgets
 from tools.identity import IdentityLabels
 from tools.limits import ToolLimits
+from tools.logfiles.client import DEFAULT_SCAN_BYTES
+from tools.logfiles.journal import DEFAULT_SCAN_ENTRIES
 
 PositiveInt = Annotated[int, Field(gt=0)]
 PositiveFloat = Annotated[float, Field(gt=0)]
@@ -97,6 +99,16 @@ class BackendSettings(BaseModel):
     sql_work_mem_kb: PositiveInt = 8_192
     sql_temp_file_limit_kb: PositiveInt = 262_144
     sql_lock_timeout_ms: PositiveInt = 2_000
+    # Logs without Loki (tools/logfiles; Loki serves logs instead when SUPERBIZ_LOKI_URL is set):
+    # identity -> glob (or list of globs) of its log files, read from their ends with their
+    # rotations, e.g. {"postgres": "/var/log/postgresql/*.log", "checkout": "/srv/checkout/*.jsonl"}.
+    log_files: dict[str, str | list[str]] = Field(default_factory=dict)
+    # The systemd journal through journalctl (units are identities), or a journal file/directory.
+    log_journal: bool = False
+    log_journal_path: Path | None = None
+    # Bytes one log query may read across the files; journal entries one query may scan.
+    log_scan_bytes: PositiveInt = DEFAULT_SCAN_BYTES
+    log_scan_entries: PositiveInt = DEFAULT_SCAN_ENTRIES
     # signal -> PromQL template; `{service}` and `{window}` are substituted.
     metric_templates: dict[str, str] = Field(default_factory=lambda: dict(_TOOL.metric_templates))
     # Labels that name a system, in priority order (service, app, job, namespace + workload,

@@ -1,25 +1,40 @@
-"""One contract for LogsSource, run against the world fixture and a Loki-shaped HTTP server.
+"""One contract for LogsSource, run against the world fixture, a Loki-shaped HTTP server, the host's
+log files and the systemd journal, all serving the same world's lines.
 
-Both serve the same neutral `LogQuery`; the Loki client translates it to LogQL itself, and a
+Every backend serves the same neutral `LogQuery`; the Loki client translates it to LogQL itself, and a
 native query (LogQL) passes through to Loki untouched. Loki is not packaged in Debian:
 tests/support/loki.py answers with Loki's documented response shapes from the same world, so the
-real client's HTTP, parameters and parsing are exercised.
+real client's HTTP, parameters and parsing are exercised. The file source reads the world's lines
+written as JSON lines, one file per service, the older half of each in a rotated `.1` file. The
+journal source reads a real journal file, written from the world's lines (Journal Export Format) by
+systemd-journal-remote and read by the real `journalctl --file`; journald itself never runs here.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
+import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.conftest import IN_CI
 from tests.support.loki import FakeLoki, running_loki
 from tests.support.world_builder import TIMEOUT_PHRASE, build_contract_world
 from tools.base import EvidenceStatus, LogQuery, LogsSource, SourceError, TimeWindow
+from tools.logfiles import Journal, LogFiles
 from tools.loki import LokiClient, LokiFixture
 from tools.world import World, load_world
+from tools.world.models import WorldLogLine
+
+JOURNAL_REMOTE = Path("/usr/lib/systemd/systemd-journal-remote")
+PRIORITY = {"error": 3, "warn": 4, "info": 6}
 
 
 @pytest.fixture(scope="module")
@@ -34,10 +49,71 @@ def loki(world: World) -> Iterator[FakeLoki]:
         yield server
 
 
-@pytest.fixture(params=["fixture", pytest.param("loki", marks=pytest.mark.loki)])
+@pytest.fixture(scope="module")
+def log_dir(world: World, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The world's lines as JSON-lines files, `<service>.jsonl` (newer half) and `<service>.jsonl.1`."""
+    directory = tmp_path_factory.mktemp("logs")
+    raw = [json.loads(text) for text in (world.root / "logs.jsonl").read_text().splitlines() if text]
+    for service in {line["service"] for line in raw}:
+        lines = [line for line in raw if line["service"] == service]
+        half = len(lines) // 2
+        rotated, current = directory / f"{service}.jsonl.1", directory / f"{service}.jsonl"
+        rotated.write_text("".join(json.dumps(line) + "\n" for line in lines[:half]))
+        current.write_text("".join(json.dumps(line) + "\n" for line in lines[half:]))
+        # A rotated file was last written when its last line was.
+        last_written = datetime.fromisoformat(lines[half - 1]["ts"]).timestamp()
+        os.utime(rotated, (last_written, last_written))
+    return directory
+
+
+@pytest.fixture(scope="module")
+def journal_file(world: World, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real journal file holding the world's lines, one unit per service."""
+    if not JOURNAL_REMOTE.exists() or shutil.which("journalctl") is None:
+        message = f"{JOURNAL_REMOTE} and journalctl are needed to write and read a journal file"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    path = tmp_path_factory.mktemp("journal") / "world.journal"
+    export = b"".join(_exported(line, index) for index, line in enumerate(world.logs))
+    command = [str(JOURNAL_REMOTE), f"--output={path}", "-"]
+    subprocess.run(command, input=export, check=True, capture_output=True)
+    return path
+
+
+def _exported(line: WorldLogLine, index: int) -> bytes:
+    """One entry in Journal Export Format; MESSAGE in the binary form, which any text may take."""
+    fields = {
+        "__REALTIME_TIMESTAMP": str(int(line.ts.timestamp() * 1_000_000)),
+        "__MONOTONIC_TIMESTAMP": str(index + 1),
+        "_BOOT_ID": "0123456789abcdef0123456789abcdef",
+        "_SYSTEMD_UNIT": f"{line.service}.service",
+        "PRIORITY": str(PRIORITY[line.level]),
+        "_HOSTNAME": line.labels()["host"],
+    }
+    message = line.message.encode()
+    text = "".join(f"{name}={value}\n" for name, value in fields.items()).encode()
+    return text + b"MESSAGE\n" + len(message).to_bytes(8, "little") + message + b"\n\n"
+
+
+@pytest.fixture(
+    params=[
+        "fixture",
+        pytest.param("loki", marks=pytest.mark.loki),
+        "files",
+        "journal",
+    ]
+)
 async def source(request: pytest.FixtureRequest, world: World) -> AsyncIterator[LogsSource]:
     if request.param == "fixture":
         yield LokiFixture(world)
+        return
+    if request.param == "files":
+        directory: Path = request.getfixturevalue("log_dir")
+        yield LogFiles({service: str(directory / f"{service}.jsonl") for service in ("ledger", "relay")})
+        return
+    if request.param == "journal":
+        yield LogFiles({}, journal=Journal(request.getfixturevalue("journal_file")))
         return
     server: FakeLoki = request.getfixturevalue("loki")
     async with httpx.AsyncClient() as client:
