@@ -12,7 +12,7 @@ import glob
 import gzip
 import re
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,16 +121,3 @@ class BackwardLines:
         else:
             self.reached_start = True
         yield from reversed(parts)
-
-
-def newest_lines(paths: Sequence[Path], budget: Budget, count: int) -> list[str]:
-    """Up to `count` newest non-empty lines of the first readable file (a sample to detect a format)."""
-    for path in paths:
-        lines: list[str] = []
-        for line in BackwardLines(path, budget):
-            lines.append(line)
-            if len(lines) >= count:
-                break
-        if lines:
-            return lines
-    return []
