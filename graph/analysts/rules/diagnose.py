@@ -6,19 +6,22 @@ No trouble in the digest means "no incident found" and no root cause, never an i
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import scope_ranking, scoped_service
+from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspects import Ranking, Suspect, near_change, rank_suspects
+from graph.analysts.rules.verdict import quiet_draft, recovered
 from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ROLLOUT, categorize
+from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
 from tools.prometheus.discovery import DEFAULT_STACK, MonitoringStack, question_words
 
 MAX_ANOMALY_FINDINGS = 3
-NO_INCIDENT = "No incident found: the evidence shows no firing alerts with impact, anomalies or new errors."
 MAX_RECOMMENDED_RUNBOOKS = 2
 
 
@@ -31,8 +34,12 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]]
     if target := scoped_service(request.route.resolved_query, request.route.services, named):
         ranking = scope_ranking(ranking, target, digest)
-    if not ranking.ranked:
-        return _no_incident(request, ranking)
+    now = parse_instant(request.now)
+    current = [s for s in ranking.ranked if not recovered(s, now)]
+    if not current:
+        return quiet_draft(request, ranking, past=ranking.ranked)
+    if len(current) < len(ranking.ranked):
+        ranking = replace(ranking, ranked=current)
     root = ranking.ranked[0]
     symptoms = _symptom_findings(root, ranking, focus)
     findings = _root_findings(root, ranking, digest) + [finding for _, finding in symptoms]
@@ -46,7 +53,7 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     return Draft(
         kind="diagnosis",
         summary=_summary(root, [service for service, _ in symptoms], category, ruled_out, ranking),
-        healthy=False,
+        verdict="incident",
         root_cause=RootCause(
             service=root.service, category=category, statement=statement, confidence=confidence
         ),
@@ -145,11 +152,15 @@ def _changed(root: Suspect) -> bool:
 
 
 def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
-    words = category.replace("_", " ")
+    """The implicated identity and its strongest signals in their own words; the links that tie it
+    to the others after them."""
     # Where exactly (instance, mountpoint, database...): an exporter's job name alone names nothing.
     where = say.where_of(root.service, [i for g in root.alerts for i in g.identities], most=1)
     at = f" ({where})" if where else ""
-    parts = [f"{root.service}{at} is the most likely origin ({words})"]
+    signals = signal_phrases(root, _decisive_changes(root, root.onset))
+    parts = [f"{root.service}{at}: " + "; ".join(signals) if signals else f"{root.service}{at}"]
+    if root.alerts and not (root.anomalies or root.errors or root.held_by_sql or root.changes):
+        parts.append("its cause is not established beyond the alert")
     if root.blamed_by:
         parts.append("errors in " + ", ".join(sorted(root.blamed_by)) + f" name {root.service} upstream")
     if root.held_by_sql:
@@ -237,26 +248,3 @@ def _open_questions(digest: Digest) -> list[str]:
     if not missing:
         return []
     return ["Some evidence was unavailable (" + ", ".join(missing) + "); the diagnosis may be incomplete."]
-
-
-def _no_incident(request: DiagnoseRequest, ranking: Ranking) -> Draft:
-    """Healthy when telemetry answered and shows no trouble; unknown when it could not answer."""
-    key = [e for e in request.evidence if e.source in ("alerts", "metrics", "logs")]
-    answered = [e for e in key if e.status in ("OK", "EMPTY")]
-    questions = _open_questions(request.digest)
-    if not answered:
-        return Draft(
-            summary="No incident could be confirmed: alerts, metrics and logs were unavailable.",
-            open_questions=questions or ["No telemetry could be read."],
-        )
-    calm = Finding(
-        statement="No firing alerts with impact, metric anomalies or new error patterns were found.",
-        evidence_ids=[e.id for e in answered[:6]],
-    )
-    return Draft(
-        summary=NO_INCIDENT,
-        healthy=True,
-        findings=[calm],
-        open_questions=questions,
-        ruled_out=[_ruled_out(h, Suspect("the rest of the system")) for h in ranking.herrings],
-    )

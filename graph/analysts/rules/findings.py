@@ -113,6 +113,12 @@ def pattern_finding(service: str, pattern: LogPattern) -> Finding:
     )
 
 
+def recovered_finding(service: str, pattern: LogPattern) -> Finding:
+    """Errors that stopped: when they ran, and that none came since."""
+    said = pattern_finding(service, pattern)
+    return said.model_copy(update={"statement": said.statement[:-1] + " and none since: it recovered."})
+
+
 def blame_finding(downstream: str, upstream: str, pattern: LogPattern) -> Finding:
     return Finding(
         statement=(

@@ -148,7 +148,12 @@ BAD_SIGNAL = re.compile(
     re.IGNORECASE,
 )
 
-# Category vocabulary: (category, cues found in the root cause's errors, alerts and metric names).
+# Category vocabulary: (category, cues found in the root cause's errors, alerts, events and metric
+# names). Text is matched as written and with vendor spellings opened up (`FreeStorageSpace` reads
+# as "free storage space", `replica_lag` as "replica lag"), so cues are plain words. The older names
+# (disk_full, connection_pool_exhaustion, memory_leak, slow_query, configuration_error, cpu_saturation,
+# slow_dependency, bad_deploy) are kept: they are the storage, connections, memory, locks,
+# configuration, cpu, latency and deploy tags of the evaluation.
 CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     (
         "connection_pool_exhaustion",
@@ -158,10 +163,14 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "hikari",
             "connection is not available",
             "too many connections",
+            "too many clients",
+            "remaining connection slots",
             "max_connections",
             "jdbc connection",
             "pending_threads",
             "connections_active",
+            "database connections",
+            "connection limit",
             "idle in transaction",
             "connection leak",
             "exhaust",
@@ -169,9 +178,23 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ),
     (
         "memory_leak",
-        ("out of memory", "outofmemory", "oom", "memory", "heap", "rss", "gc overhead"),
+        ("out of memory", "outofmemory", "oom", "memory", "heap", "rss", "gc overhead", "swap"),
     ),
-    ("disk_full", ("no space left", "disk", "filesystem", "inode", "volume full", "volume_stats")),
+    (
+        "disk_full",
+        (
+            "no space left",
+            "disk",
+            "filesystem",
+            "inode",
+            "volume full",
+            "volume_stats",
+            "free storage",
+            "storage space",
+            "free space",
+            "storage full",
+        ),
+    ),
     (
         "slow_query",
         (
@@ -183,6 +206,8 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "full scan",
             "long-running query",
             "locks",
+            "blocking",
+            "blocked by",
         ),
     ),
     (
@@ -198,6 +223,9 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             # Validation failures of a setting at start-up ("invalid value for X").
             "invalid value",
             "refusing to start",
+            "parameter group",
+            "parameter change",
+            "parameters modified",
         ),
     ),
     ("cpu_saturation", ("cpu", "throttl", "load average")),
@@ -214,14 +242,32 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "bad gateway",
         ),
     ),
+    ("replication", ("replica lag", "replication", "replica", "standby", "wal receiver", "slave")),
+    ("failover", ("failover", "fail over", "promoted", "promotion", "switchover", "new primary")),
+    ("checkpoint", ("checkpoint", "vacuum", "bgwriter", "buffers written", "flush storm")),
+    ("tls", ("certificate", "x509", "tls", "ssl", "handshake")),
+    ("dns", ("dns", "name resolution", "nxdomain", "no such host", "could not resolve", "servfail")),
+    ("crashloop", ("crashloop", "crash loop", "back-off restarting", "liveness probe", "exit code")),
+    ("disk-io", ("iops", "iowait", "io wait", "disk latency", "read latency", "write latency", "io time")),
+    ("saturation", ("queue", "backlog", "saturat", "rejected", "workers busy", "thread pool")),
 )
 DEPLOY_CATEGORY = "bad_deploy"
 CONFIG_CATEGORY = "configuration_error"
-GENERIC_CATEGORIES = frozenset({"slow_dependency", "cpu_saturation", "unknown"})
-UNKNOWN_CATEGORY = "unknown"
+GENERIC_CATEGORIES = frozenset(
+    {"slow_dependency", "cpu_saturation", "unknown", "unclassified", "latency", "errors"}
+)
+UNKNOWN_CATEGORY = "unclassified"
+# Symptoms that say something is slow or failing but not why: a tag only when nothing specific fits.
+FALLBACK_CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
+    ("latency", ("latency", "response time", "duration", "p99", "slow", "timeout")),
+    ("errors", ("error", "5xx", "500", "exception", "fail")),
+)
+# A deploy or rollback named in the evidence's own words, without a change line to time it.
+DEPLOY_WORDS = ("deploy", "rollout", "rolled out", "rollback", "rolled back")
 # The one category vocabulary both analysts use.
 CATEGORY_NAMES: tuple[str, ...] = (
     *(name for name, _ in CATEGORIES),
+    *(name for name, _ in FALLBACK_CATEGORIES),
     DEPLOY_CATEGORY,
     UNKNOWN_CATEGORY,
 )
@@ -237,19 +283,50 @@ CATEGORY_ADVICE: dict[str, str] = {
     "cpu_saturation": "Find the hot workload and throttle or reschedule it.",
     "slow_dependency": "Check the health of the upstream dependency and the timeouts and retries calling it.",
     DEPLOY_CATEGORY: "Roll back the recent deploy and compare the versions.",
+    "replication": "Check the replica's apply position, its network to the primary and what slows replay.",
+    "failover": "Confirm which node is primary now, that clients follow it, and why the failover happened.",
+    "checkpoint": "Check checkpoint and vacuum frequency and the write load driving them.",
+    "tls": "Check the certificate chain, its expiry and the names it covers.",
+    "dns": "Check the resolver and the record the failing names resolve to.",
+    "crashloop": "Read the last output of the crashing process and its exit reason before restarting it.",
+    "disk-io": "Find the workload issuing the I/O and check the volume's throughput and IOPS limits.",
+    "saturation": "Find what fills the queue and add capacity or shed load.",
+    "latency": "Follow the slow requests to the first component whose latency rose.",
+    "errors": "Read the top error template and the first service that logged it.",
     UNKNOWN_CATEGORY: "Look at the earliest anomalous signal of the suspected service.",
 }
 
 
-def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
-    """The category whose cues appear most often in `text`; a bare change is a deploy regression,
-    or a configuration error when the change lines edit configuration and ship no new version."""
-    lowered = text.lower()
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[_.:/]+")
+
+
+def readable(text: str) -> str:
+    """Vendor spellings opened into words: `FreeStorageSpace` -> `free storage space`."""
+    return _SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).lower()
+
+
+def _best(text: str, vocabulary: Sequence[tuple[str, Sequence[str]]]) -> tuple[str, int]:
     best, best_hits = UNKNOWN_CATEGORY, 0
-    for category, cues in CATEGORIES:
-        hits = sum(lowered.count(cue) for cue in cues)
+    for category, cues in vocabulary:
+        hits = sum(text.count(cue) for cue in cues)
         if hits > best_hits:
             best, best_hits = category, hits
+    return best, best_hits
+
+
+def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
+    """The category whose cues appear most often in `text`; a bare change is a deploy regression,
+    or a configuration error when the change lines edit configuration and ship no new version.
+    Nothing specific: a latency or error-rate tag from the symptoms, else "unclassified"."""
+    lowered = f"{text.lower()} {readable(text)}"
+    best, best_hits = _best(lowered, CATEGORIES)
+    if not best_hits:
+        best = (
+            DEPLOY_CATEGORY
+            if any(word in lowered for word in DEPLOY_WORDS)
+            else _best(lowered, FALLBACK_CATEGORIES)[0]
+        )
     # A change just before the trouble explains generic symptoms (timeouts, 5xx, CPU) better than
     # they explain themselves; specific exhaustion cues (pool, memory, disk, locks) still win.
     if changed and best in GENERIC_CATEGORIES:

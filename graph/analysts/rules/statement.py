@@ -1,0 +1,57 @@
+"""The root-cause statement, made of the evidence's own words: the implicated identity and its strongest
+signals with their values and times (the alert's name and summary, a metric and its change, the top
+error template, the change or event line, the SQL finding). The category is only a tag beside it; a
+statement never depends on having a name for what went wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from graph.analysts.rules import findings as say
+from graph.analysts.rules.suspects import Suspect
+from tools.facts import AlertGroup, LogPattern, MetricAnomaly
+
+MAX_SIGNALS = 4
+MAX_QUOTED = 90
+
+
+def signal_phrases(root: Suspect, changes: Sequence[LogPattern]) -> list[str]:
+    """The root's strongest signals in their own terms, earliest-acting first: a change before the
+    trouble, then alerts, metric changes, the top error template and the SQL finding."""
+    phrases = [f'change "{_short(p.example)}" at {p.first_seen}' for p in changes[:1]]
+    phrases += [_alert(group) for group in root.alerts[:1]]
+    anomalies = sorted(root.anomalies, key=lambda a: -a.score)
+    seen: set[str] = set()
+    for anomaly in anomalies:
+        if anomaly.metric not in seen and len(seen) < 2:
+            seen.add(anomaly.metric)
+            phrases.append(_metric(anomaly))
+    if root.errors:
+        top = max(root.errors, key=lambda p: p.count)
+        level = (top.level or "log").upper()
+        phrases.append(f'{top.count} {level} lines like "{_short(top.example)}" since {top.first_seen}')
+    for summary in root.held_by_sql[:1]:
+        phrases.append(f"{summary.datasource} shows " + "; ".join(summary.highlights[:2]))
+    return phrases[:MAX_SIGNALS]
+
+
+def _alert(group: AlertGroup) -> str:
+    text = f"alert {group.alertname} firing since {group.first_started}"
+    return text + (f' ("{_short(group.summary)}")' if group.summary else "")
+
+
+def _metric(anomaly: MetricAnomaly) -> str:
+    verb = "rose" if anomaly.direction == "up" else "fell"
+    unit = " /s" if anomaly.metric.startswith("rate(") else ""
+    return (
+        f"{anomaly.metric} {verb} from {say.number(anomaly.baseline)}{unit} to "
+        f"{say.number(anomaly.recent)}{unit} at {anomaly.change_at}"
+    )
+
+
+def _short(text: str) -> str:
+    quoted = say.quote(text)
+    if len(quoted) <= MAX_QUOTED:
+        return quoted
+    return quoted[:MAX_QUOTED].rsplit(" ", 1)[0]

@@ -1,0 +1,148 @@
+"""The verdict when the ranking names no incident: an unexplained firing alert, inconclusive, or healthy.
+
+A firing alert that no operator muted is never "healthy": when nothing else explains it, the answer
+says it fires and that its cause is not established, with what was checked. Key sources that could
+not answer make the verdict inconclusive, naming them. Only when they answered and nothing is abnormal
+now is the system healthy; trouble that ended (errors that stopped long before now) is said to have
+recovered, not blamed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Finding, Recommendation, RootCause
+from graph.analysts.rules import findings as say
+from graph.analysts.rules.suspects import Ranking, Suspect
+from graph.analysts.rules.vocabulary import categorize
+from tools.digest.labels import parse_instant
+from tools.facts import AlertGroup, Digest, LogPattern
+
+# Trouble whose last sign is this long before now has ended: a recovered incident, not a current one.
+RECOVERED_AFTER = timedelta(minutes=10)
+KEY_SOURCES = ("alerts", "metrics", "logs")
+# Metric tools that list names or targets: they answer, but show no series to judge by.
+_LISTING_TOOLS = frozenset({"list_metrics", "list_targets"})
+UNEXPLAINED_CONFIDENCE = 0.3
+
+
+def unexplained_alerts(digest: Digest) -> list[AlertGroup]:
+    """Firing groups no operator muted: each is trouble until evidence says otherwise."""
+    return [g for g in digest.alert_groups if g.status in ("firing", "active") and not g.all_muted]
+
+
+def missing_sources(evidence: Sequence[EvidenceRef]) -> list[str]:
+    """Key sources that were asked and could not answer, or (metrics) answered without any series."""
+    missing: list[str] = []
+    for source in KEY_SOURCES:
+        items = [e for e in evidence if e.source == source]
+        if not items:
+            continue  # not configured here: nothing was expected of it
+        answered = [e for e in items if e.status in ("OK", "EMPTY")]
+        if not answered:
+            missing.append(f"{source} (could not be read)")
+        elif source == "metrics" and not [
+            e for e in answered if e.status == "OK" and e.tool not in _LISTING_TOOLS
+        ]:
+            missing.append("metrics (no series returned)")
+    return missing
+
+
+def recovered(suspect: Suspect, now: datetime | None) -> bool:
+    """Whether everything troubling `suspect` ended long before now: errors only, all stopped."""
+    if now is None or suspect.alerts or suspect.anomalies or suspect.held_by_sql or not suspect.errors:
+        return False
+    ends = [parse_instant(p.last_seen) for p in suspect.errors]
+    return all(end is not None and now - end >= RECOVERED_AFTER for end in ends)
+
+
+def quiet_draft(request: DiagnoseRequest, ranking: Ranking, past: Sequence[Suspect] = ()) -> Draft:
+    """The draft when no suspect is a current incident; `past` are suspects whose trouble ended."""
+    digest = request.digest
+    checked = _checked(request.evidence)
+    if firing := unexplained_alerts(digest):
+        return _alert_unexplained(firing, checked, _open_questions(request))
+    missing = missing_sources(request.evidence)
+    if missing or not checked:
+        what = ", ".join(missing) or "alerts, metrics and logs (none could be read)"
+        return Draft(
+            summary=f"Inconclusive: no trouble was found, but {what}; the system cannot be called healthy.",
+            verdict="inconclusive",
+            findings=[_calm(checked)] if checked else [],
+            open_questions=[f"Missing evidence: {what}."],
+        )
+    recoveries = [say.recovered_finding(s.service, p) for s in past for p in _last_errors(s)]
+    text = "No incident found: no firing alerts, no metric moved beyond its own normal variability"
+    text += ", and no error pattern is current."
+    if recoveries:
+        text += (
+            " Earlier trouble ended: " + ", ".join(s.service for s in past) + " (nothing is abnormal now)."
+        )
+    return Draft(
+        summary=text,
+        verdict="healthy",
+        findings=[_calm(checked), *recoveries],
+        open_questions=_open_questions(request),
+        ruled_out=[],
+    )
+
+
+def _alert_unexplained(
+    groups: Sequence[AlertGroup], checked: Sequence[EvidenceRef], questions: list[str]
+) -> Draft:
+    """`alert X is firing on Y; its cause is not established`, with what was checked."""
+    first = groups[0]
+    where = first.service or say.where_of("", first.identities, most=1) or "an unnamed target"
+    sources = sorted({e.source for e in checked if e.source != "alerts"})
+    looked = ", ".join(sources) or "no other source"
+    words = f"{first.alertname} {first.summary} " + " ".join(first.labels.values())
+    statement = (
+        f"Alert {first.alertname} is firing on {where}"
+        + (f' ("{say.quote(first.summary)}")' if first.summary else "")
+        + f"; its cause is not established: {looked} showed no anomaly, error pattern or change "
+        "that explains it."
+    )
+    others = [g.alertname for g in groups[1:4]]
+    summary = statement + (f" Also firing: {', '.join(others)}." if others else "")
+    return Draft(
+        summary=summary,
+        verdict="incident",
+        root_cause=RootCause(
+            service=where,
+            category=categorize(words, changed=False),
+            statement=statement,
+            confidence=UNEXPLAINED_CONFIDENCE,
+        ),
+        findings=[say.alert_finding(where, list(groups)), _calm(checked)] if checked else [],
+        recommendations=[
+            Recommendation(
+                action=f"Read the rule of {first.alertname} and the series it evaluates on {where}."
+            )
+        ],
+        open_questions=[*questions, f"What makes {first.alertname} fire on {where}?"],
+    )
+
+
+def _calm(checked: Sequence[EvidenceRef]) -> Finding:
+    sources = ", ".join(sorted({e.source for e in checked}))
+    return Finding(
+        statement=f"Checked {sources}: no metric moved beyond its own normal variability and no "
+        "error pattern is current.",
+        evidence_ids=[e.id for e in checked[:6]],
+    )
+
+
+def _checked(evidence: Sequence[EvidenceRef]) -> list[EvidenceRef]:
+    return [e for e in evidence if e.source in KEY_SOURCES and e.status in ("OK", "EMPTY")]
+
+
+def _last_errors(suspect: Suspect) -> list[LogPattern]:
+    return sorted(suspect.errors, key=lambda p: -p.count)[:1]
+
+
+def _open_questions(request: DiagnoseRequest) -> list[str]:
+    missing = sorted({gap.source for gap in request.digest.gaps})
+    if not missing:
+        return []
+    return ["Some evidence was unavailable (" + ", ".join(missing) + "); the diagnosis may be incomplete."]

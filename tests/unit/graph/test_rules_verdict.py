@@ -1,0 +1,121 @@
+"""The three verdicts of the rule-based diagnosis: incident, healthy, inconclusive.
+
+A firing, unmuted alert is never healthy, even when no other evidence explains it or it has no service
+label; key sources that could not answer make the verdict inconclusive; errors that stopped long
+before now are a recovered incident, not a cause.
+"""
+
+from __future__ import annotations
+
+from graph.analysts.base import DiagnoseRequest, EvidenceRef, Route
+from graph.analysts.rules.diagnose import diagnose_digest
+from tools.facts import AlertGroup, Digest, LogPattern
+
+NOW = "2026-01-01T11:00:00Z"
+
+
+def _ref(evidence_id: str, source: str, tool: str, status: str = "OK") -> EvidenceRef:
+    return EvidenceRef(id=evidence_id, source=source, tool=tool, title=tool, status=status, summary="")
+
+
+ANSWERED = [
+    _ref("alerts-1", "alerts", "list_alerts"),
+    _ref("metrics-1", "metrics", "read_metric"),
+    _ref("logs-1", "logs", "query_logs", "EMPTY"),
+]
+
+
+def _request(
+    digest: Digest, evidence: list[EvidenceRef], question: str = "is anything wrong?"
+) -> DiagnoseRequest:
+    route = Route(route="complex", resolved_query=question)
+    return DiagnoseRequest(route=route, evidence=evidence, digest=digest, now=NOW)
+
+
+def _alert(service: str | None, name: str = "QueueBacklogGrowing", muted: int = 0) -> AlertGroup:
+    return AlertGroup(
+        evidence_id="alerts-1",
+        alertname=name,
+        service=service,
+        severity="warning",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T10:40:00Z",
+        summary="backlog above 500 messages",
+        identities=["instance=host-x:9100"] if service is None else [f"job={service}"],
+        muted=muted,
+        silenced=muted,
+    )
+
+
+def test_a_firing_alert_nothing_explains_is_an_incident_whose_cause_is_not_established() -> None:
+    # A lone alert with no corroborating evidence is a bystander to the ranking: it used to be healthy.
+    draft = diagnose_digest(_request(Digest(alert_groups=[_alert("relay")]), ANSWERED))
+    assert draft.verdict == "incident" and not draft.healthy
+    assert draft.root_cause is not None and draft.root_cause.service == "relay"
+    # The statement is the alert in its own words, and says the cause is not established.
+    statement = draft.root_cause.statement
+    assert "alert QueueBacklogGrowing firing since 2026-01-01T10:40:00Z" in statement
+    assert "backlog above 500 messages" in statement and "cause is not established" in statement
+    assert any(f.evidence_ids == ["alerts-1"] for f in draft.findings)
+
+
+def test_a_firing_alert_without_a_service_label_is_named_by_where_it_fires() -> None:
+    draft = diagnose_digest(_request(Digest(alert_groups=[_alert(None)]), ANSWERED))
+    assert draft.verdict == "incident"
+    assert draft.root_cause is not None and "host-x:9100" in draft.root_cause.service
+    assert "Alert QueueBacklogGrowing is firing on instance=host-x:9100" in draft.summary
+    assert "cause is not established: logs, metrics showed no anomaly" in draft.summary
+
+
+def test_a_silenced_alert_alone_is_not_an_incident() -> None:
+    draft = diagnose_digest(_request(Digest(alert_groups=[_alert("relay", muted=1)]), ANSWERED))
+    assert draft.verdict == "healthy" and draft.healthy and draft.root_cause is None
+
+
+def test_failed_key_sources_make_the_verdict_inconclusive_and_are_named() -> None:
+    evidence = [ANSWERED[0], _ref("metrics-1", "metrics", "read_metric", "TIMEOUT"), ANSWERED[2]]
+    draft = diagnose_digest(_request(Digest(), evidence))
+    assert draft.verdict == "inconclusive" and not draft.healthy and draft.root_cause is None
+    assert "metrics" in draft.summary
+
+
+def test_metrics_that_returned_no_series_make_the_verdict_inconclusive() -> None:
+    evidence = [ANSWERED[0], _ref("metrics-1", "metrics", "list_metrics"), ANSWERED[2]]
+    draft = diagnose_digest(_request(Digest(), evidence))
+    assert draft.verdict == "inconclusive"
+    assert "metrics (no series returned)" in draft.summary
+
+
+def test_errors_that_stopped_long_ago_are_a_recovery_not_a_cause() -> None:
+    burst = LogPattern(
+        evidence_id="logs-1",
+        service="ingest",
+        level="ERROR",
+        template="write failed: no space left on device",
+        count=40,
+        first_seen="2026-01-01T10:05:00Z",
+        last_seen="2026-01-01T10:20:00Z",
+        example="write failed: no space left on device",
+    )
+    draft = diagnose_digest(_request(Digest(log_patterns=[burst]), ANSWERED))
+    assert draft.verdict == "healthy" and draft.root_cause is None
+    assert any("none since: it recovered" in f.statement for f in draft.findings)
+    assert "nothing is abnormal now" in draft.summary
+
+
+def test_errors_still_coming_are_a_current_incident() -> None:
+    burst = LogPattern(
+        evidence_id="logs-1",
+        service="ingest",
+        level="ERROR",
+        template="write failed: no space left on device",
+        count=40,
+        first_seen="2026-01-01T10:05:00Z",
+        last_seen="2026-01-01T10:58:00Z",
+        example="write failed: no space left on device",
+    )
+    draft = diagnose_digest(_request(Digest(log_patterns=[burst]), ANSWERED))
+    assert draft.verdict == "incident" and draft.root_cause is not None
+    assert draft.root_cause.service == "ingest"
