@@ -8,12 +8,14 @@ const SVG = "http://www.w3.org/2000/svg";
 const W = 150;
 const H = 44; // room for the name and, under it, the visit order
 
-// Node centres; the main line runs top to bottom, repair and fallback sit to the right.
+// Node centres; the main line runs top to bottom, lookup (a data question's rows), repair and fallback
+// sit to the right.
 const NODES = {
   router: [250, 30],
   planner: [250, 105],
   executors: [250, 180],
   diagnose: [250, 255],
+  lookup: [470, 180],
   evidence_guard: [250, 330],
   semantic_guard: [250, 405],
   composer: [250, 480],
@@ -30,6 +32,8 @@ const EDGES = [
   ["planner", "executors", ""],
   ["executors", "planner", "join", [[110, 180], [110, 112]]],
   ["planner", "diagnose", "enough", [[40, 98], [40, 255]]],
+  ["planner", "lookup", "lookup", [[470, 118]]],
+  ["lookup", "evidence_guard", "", [[345, 180], [345, 290], [300, 290]]],
   ["diagnose", "evidence_guard", ""],
   ["evidence_guard", "semantic_guard", "ok"],
   ["evidence_guard", "repair", "violations", [[430, 318], [430, 292]]],

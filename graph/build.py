@@ -19,6 +19,7 @@ from graph.nodes.diagnose import node_diagnose
 from graph.nodes.evidence_guard import node_evidence_guard
 from graph.nodes.executors import node_executors
 from graph.nodes.fallback import node_fallback
+from graph.nodes.lookup import node_lookup
 from graph.nodes.observed import NodeEntry, observed
 from graph.nodes.planner import node_planner
 from graph.nodes.repair import node_repair
@@ -40,7 +41,7 @@ DiagnosisGraph = CompiledStateGraph[DiagnosisState, RunContext, DiagnosisState, 
 
 def build_graph(*, node_timeout_s: float = 60.0) -> DiagnosisGraph:
     """router → planner → executors (3 lanes) → planner as their join (↺ next round) → diagnose
-    → evidence_guard → (repair ↺ | semantic_guard) → composer | fallback."""
+    (or lookup, on the lookup route) → evidence_guard → (repair ↺ | semantic_guard) → composer | fallback."""
     g = StateGraph(DiagnosisState, context_schema=RunContext)
     add_node: Any = g.add_node  # its overloads do not type a wrapped async entry
 
@@ -52,6 +53,7 @@ def build_graph(*, node_timeout_s: float = 60.0) -> DiagnosisGraph:
     add(NodeId.PLANNER, node_planner)
     add(NodeId.EXECUTORS, node_executors, input_schema=ExecutorInput)
     add(NodeId.DIAGNOSE, node_diagnose)
+    add(NodeId.LOOKUP, node_lookup)
     add(NodeId.EVIDENCE_GUARD, node_evidence_guard)
     add(NodeId.REPAIR, node_repair)
     add(NodeId.SEMANTIC_GUARD, node_semantic_guard)
@@ -64,6 +66,7 @@ def build_graph(*, node_timeout_s: float = 60.0) -> DiagnosisGraph:
     # The join: every lane of a round returns here, and the planner runs once after the last one.
     g.add_edge(NodeId.EXECUTORS, JOIN_LANES)
     g.add_conditional_edges(NodeId.DIAGNOSE, route_after_diagnose)
+    g.add_edge(NodeId.LOOKUP, NodeId.EVIDENCE_GUARD)
     g.add_conditional_edges(NodeId.EVIDENCE_GUARD, route_after_evidence_guard)
     g.add_conditional_edges(NodeId.REPAIR, route_after_repair)
     g.add_conditional_edges(NodeId.SEMANTIC_GUARD, route_after_semantic_guard)

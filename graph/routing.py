@@ -11,20 +11,23 @@ from graph.nodes.executors.lanes import split_by_lane
 from graph.state import DiagnosisState, ExecutorInput
 
 # Where the planner may go; declared because its fan-out returns `Send`s, which no annotation names.
-AFTER_PLANNER: list[str] = [NodeId.EXECUTORS, NodeId.DIAGNOSE, NodeId.FALLBACK]
+AFTER_PLANNER: list[str] = [NodeId.EXECUTORS, NodeId.DIAGNOSE, NodeId.LOOKUP, NodeId.FALLBACK]
 
 
 def route_after_router(state: DiagnosisState) -> Literal[NodeId.PLANNER, NodeId.FALLBACK]:
     return NodeId.FALLBACK if state.get("budget_exhausted") else NodeId.PLANNER
 
 
-def route_after_planner(state: DiagnosisState) -> list[Send] | Literal[NodeId.DIAGNOSE, NodeId.FALLBACK]:
-    """Fan the plan out to the three executor lanes; nothing to gather goes straight to diagnose."""
+def route_after_planner(
+    state: DiagnosisState,
+) -> list[Send] | Literal[NodeId.DIAGNOSE, NodeId.LOOKUP, NodeId.FALLBACK]:
+    """Fan the plan out to the three executor lanes; nothing (more) to gather goes to diagnose, or
+    to lookup on the lookup route, whose rows are the tool results themselves."""
     if state.get("budget_exhausted"):
         return NodeId.FALLBACK
     lanes = split_by_lane(state.get("plan", []))
     if not lanes:
-        return NodeId.DIAGNOSE
+        return NodeId.LOOKUP if state["route"].route == "lookup" else NodeId.DIAGNOSE
     return [Send(NodeId.EXECUTORS, ExecutorInput(lane=lane, calls=calls)) for lane, calls in lanes.items()]
 
 
@@ -39,7 +42,8 @@ def route_after_evidence_guard(
 ) -> Literal[NodeId.SEMANTIC_GUARD, NodeId.REPAIR, NodeId.FALLBACK]:
     if not state.get("violations"):
         return NodeId.SEMANTIC_GUARD
-    if state.get("repair_count", 0) < state.get("max_repairs", 0):
+    # A lookup row no tool returned cannot be repaired into one: the answer is refused.
+    if state.get("lookup") is None and state.get("repair_count", 0) < state.get("max_repairs", 0):
         return NodeId.REPAIR
     return NodeId.FALLBACK
 

@@ -9,6 +9,7 @@ import operator
 from typing import Annotated, Any, TypedDict
 
 from graph.analysts.base import Draft, PlannedCall, Route
+from graph.analysts.lookup import LookupAnswer
 
 
 def _keep_unique(left: list[str], right: list[str]) -> list[str]:
@@ -41,6 +42,7 @@ class DiagnosisState(TypedDict, total=False):
     calls_made: Annotated[list[str], operator.add]
     evidence_ids: Annotated[list[str], _keep_unique]
     draft: Draft | None
+    lookup: LookupAnswer | None  # the lookup route's answer, in place of a draft
     violations: list[str]
     guard_report: dict[str, Any]
     semantic_report: dict[str, Any]

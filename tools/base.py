@@ -197,8 +197,9 @@ class LogQuery:
     """Which log lines to return, in no backend's dialect: every backend translates it itself.
 
     `service` is the identity label (any service when None), `level` a key of `LOG_LEVELS`,
-    `contains` a case-sensitive substring of the message. `native` is a query in the backend's
-    own language (LogQL on Loki); when given, the backend runs it instead of the other filters.
+    `contains` a case-sensitive substring of the message, `labels` other stream labels that must
+    equal the given values (a namespace, a pod). `native` is a query in the backend's own language
+    (LogQL on Loki); when given, the backend runs it instead of the other filters.
     """
 
     window: TimeWindow
@@ -207,15 +208,18 @@ class LogQuery:
     level: str | None = None
     contains: str | None = None
     native: str | None = None
+    labels: Mapping[str, str] = field(default_factory=dict)
 
     def keeps(self, line: LogLine) -> bool:
-        """Whether `line` passes the neutral filters (window, service, level, contains)."""
+        """Whether `line` passes the neutral filters (window, service, level, labels, contains)."""
         if not self.window.start <= line.ts < self.window.end:
             return False
         service = line.labels.get("service")
         if not service or (self.service is not None and service != self.service):
             return False
         if self.level is not None and line.labels.get("level", "").lower() not in LOG_LEVELS[self.level]:
+            return False
+        if any(line.labels.get(name) != value for name, value in self.labels.items()):
             return False
         return self.contains is None or self.contains in line.message
 

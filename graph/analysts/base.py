@@ -14,14 +14,14 @@ from pydantic import BaseModel, Field, model_validator
 from tools.facts import Digest
 
 Lane = Literal["signals", "logs", "knowledge"]
-RouteName = Literal["simple", "complex"]
+RouteName = Literal["simple", "complex", "lookup"]
 # incident: something is wrong now (a root cause, or a firing alert whose cause is not established);
 # healthy: the key sources answered and nothing is abnormal now; inconclusive: they could not tell.
 Verdict = Literal["incident", "healthy", "inconclusive"]
 
 
 class Route(BaseModel):
-    """Where a question goes: a short answer path or a full diagnosis."""
+    """Where a question goes: a short answer path, a lookup of the data asked for, or a diagnosis."""
 
     route: RouteName
     intent: str = Field(default="diagnosis", description="greeting, how_to, runbook, diagnosis, ...")

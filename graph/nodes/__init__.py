@@ -18,6 +18,7 @@ class NodeId(StrEnum):
     PLANNER = "planner"
     EXECUTORS = "executors"
     DIAGNOSE = "diagnose"
+    LOOKUP = "lookup"
     EVIDENCE_GUARD = "evidence_guard"
     REPAIR = "repair"
     SEMANTIC_GUARD = "semantic_guard"

@@ -88,6 +88,7 @@ def to_logql(query: LogQuery) -> str:
     matchers = [f'service="{query.service}"' if query.service else 'service=~".+"']
     if query.level is not None:
         matchers.append(f'level=~"{_LEVEL_PATTERNS[query.level]}"')
+    matchers += [f'{name}="{_escape(value)}"' for name, value in sorted(query.labels.items())]
     logql = "{" + ", ".join(matchers) + "}"
     if query.contains:
         logql += f' |= "{_escape(query.contains)}"'

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from tools.base import EvidenceSource, LogLine, LogQuery, LogsSource
-from tools.toolbox.args import Name, ToolArgs, Window
+from tools.toolbox.args import LabelName, Name, ToolArgs, Window
 from tools.toolbox.bounds import clip_text, fitting_prefix, oversized_string_chars
 from tools.toolbox.spec import Answer, Found, ToolContext, ToolSpec, iso, require, window_query
 
@@ -29,6 +29,9 @@ class QueryLogsArgs(ToolArgs):
     service: Name | None = None
     contains: str | None = Field(default=None, min_length=1, max_length=200)
     level: Level | None = None
+    labels: Annotated[dict[LabelName, Annotated[str, Field(max_length=256)]], Field(max_length=8)] = Field(
+        default_factory=dict, description="other stream labels that must equal these values, e.g. namespace"
+    )
     native_query: str | None = Field(
         default=None,
         min_length=1,
@@ -65,6 +68,7 @@ async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
         level=args.level,
         contains=args.contains,
         native=args.native_query,
+        labels=dict(args.labels),
     )
     lines = await source.query_range(query)
     kept = lines[:limit]

@@ -30,7 +30,7 @@ from tools.prometheus.metric_discovery import (
     search_metrics,
     stack_of,
 )
-from tools.toolbox.args import Name, ToolArgs, Window
+from tools.toolbox.args import LabelName, Name, ToolArgs, Window
 from tools.toolbox.spec import Answer, ToolContext, ToolSpec, duration, rejected, require, window_query
 from tools.toolbox.thinning import thin_to_fit
 
@@ -40,7 +40,6 @@ _SAMPLES_SHARE = 0.25
 _value = itemgetter(1)
 # Rate windows cover a few steps so that sparse scrapes still yield a value per point.
 _MIN_RATE_WINDOW_S = 300
-LabelName = Annotated[str, Field(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$", max_length=128)]
 
 
 class QueryMetricArgs(ToolArgs):

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Name = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_.:\-/]+$")]
 Window = Annotated[int, Field(ge=1, le=7 * 24 * 60, description="minutes back from now")]
+LabelName = Annotated[str, Field(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$", max_length=128)]
 MinutesAgo = Annotated[int, Field(ge=0, le=7 * 24 * 60, description="minutes before now")]
 
 

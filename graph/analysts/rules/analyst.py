@@ -15,6 +15,7 @@ from graph.analysts.base import (
 )
 from graph.analysts.rules.answer import answer_question
 from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.lookup import plan_lookup
 from graph.analysts.rules.plan import plan_discovery, plan_followup, plan_targeted
 from graph.analysts.rules.repair import repair_draft
 from graph.analysts.rules.route import route_question
@@ -34,6 +35,8 @@ class RuleAnalyst:
         return route_question(request)
 
     async def plan(self, request: PlanRequest, meter: ModelMeter) -> Plan:
+        if request.route.route == "lookup":
+            return plan_lookup(request)
         rounds = {1: plan_discovery, 2: plan_targeted, 3: plan_followup}
         return rounds.get(request.round, _no_plan)(request)
 

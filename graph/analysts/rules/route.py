@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from graph.analysts.base import Route, RouteRequest
+from graph.analysts.rules.lookup import lookup_ask
 from graph.analysts.rules.vocabulary import (
     DIAGNOSTIC,
     FOLLOW_UP,
@@ -34,6 +35,9 @@ def route_question(request: RouteRequest) -> Route:
     diagnostic = bool(DIAGNOSTIC.search(query)) or request.flow == "AI_OPS"
     if not diagnostic and GREETING.match(query) and len(query.split()) <= 6:
         return Route(route="simple", intent="greeting", resolved_query=resolved, services=services)
+    if request.flow != "AI_OPS" and (ask := lookup_ask(query)) is not None:
+        named = _unique([*services, *ask.services])
+        return Route(route="lookup", intent="lookup", resolved_query=resolved, services=named)
     if HOW_TO.search(query) and not _asks_why(query):
         return Route(route="simple", intent="how_to", resolved_query=resolved, services=services)
     return Route(route="complex", intent="diagnosis", resolved_query=resolved, services=_unique(services))
@@ -42,14 +46,15 @@ def route_question(request: RouteRequest) -> Route:
 def confident_route(request: RouteRequest) -> Route | None:
     """The rule route when it needs no judgement, else None (a model may route better).
 
-    Sure: a greeting, a question with a symptom word ("slow", "failing", ...) and an AIOps scan, when
-    there is no follow-up reference to resolve against earlier turns. How-to questions, follow-ups and
+    Sure: a greeting, a data question whose grammar names what to read (`rules.lookup`), a question
+    with a symptom word ("slow", "failing", ...) and an AIOps scan, when there is no follow-up
+    reference to resolve against earlier turns. How-to questions, follow-ups and
     questions without a symptom word are left to the model.
     """
     if request.history and FOLLOW_UP.search(request.query):
         return None
     route = route_question(request)
-    if route.intent == "greeting":
+    if route.intent == "greeting" or route.route == "lookup":
         return route
     sure = bool(DIAGNOSTIC.search(request.query)) or request.flow == "AI_OPS"
     return route if sure and route.route == "complex" else None

@@ -9,11 +9,18 @@ from langgraph.runtime import Runtime
 from graph.context import RunContext
 from graph.nodes.evidence_guard.checks import check_draft, cited_ids
 from graph.nodes.evidence_guard.corpus import build_corpus, run_entities, runbook_names
+from graph.nodes.lookup.guard import check_rows
 from graph.state import DiagnosisState
 
 
 async def node_evidence_guard(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     ctx = runtime.context
+    if (lookup := state.get("lookup")) is not None:
+        violations = check_rows(lookup, ctx.items())
+        return {
+            "violations": violations,
+            "guard_report": {"passed": not violations, "violations": violations[:20]},
+        }
     draft = state.get("draft")
     if draft is None:
         return {"violations": ["no draft"], "guard_report": {"passed": False}}

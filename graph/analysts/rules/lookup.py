@@ -1,0 +1,336 @@
+"""Data questions by their grammar: "show / list / find / grep ...", "the last N lines", "the value of
+<metric>", "run this PromQL: ...", "which alerts are firing", "which targets are down".
+
+A question is a lookup when it asks for data with a data verb (or "which ... are ...") and names what
+to read: log lines (with a service, a level, a quoted phrase, a label such as a namespace), a PromQL
+expression or a metric name, alerts, scrape targets, rules or a SQL statement. Nothing here knows a
+world's names: the service, the phrase and the expression are the question's own words. A question
+asking why, for a cause or what is wrong stays a diagnosis, and so does "what is the issue with X":
+it asks for a judgement, not for rows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from graph.analysts.base import Plan, PlannedCall, PlanRequest
+
+LookupKind = Literal["logs", "promql", "alerts", "targets", "rules", "sql"]
+# A lookup reads logs over a day unless the question gives a window (ToolLimits.max_range_minutes).
+LOG_WINDOW_MINUTES = 1_440
+DEFAULT_LINES = 100
+MAX_LINES = 500
+
+_POLITE = re.compile(
+    r"^\s*(?:(?:please|pls|hey|ok|okay|so)[,\s]+)*(?:(?:can|could|would|will) you\s+(?:please\s+)?)?"
+    r"(?:(?:please|kindly)\s+)?",
+    re.IGNORECASE,
+)
+# Verbs that ask for data itself; "show me why ..." is caught by _JUDGEMENT first.
+_DATA_VERB = re.compile(
+    r"^(?:show|list|find|grep|search|get|give|print|display|fetch|post|paste|dump|tail|return|pull|"
+    r"look\s+up|lookup|query|run|execute|evaluate|eval|count|output|read)\b",
+    re.IGNORECASE,
+)
+_WHICH = re.compile(r"^(?:which|what)\s+(?:\w+\s+){0,2}(?:alerts?|targets?|rules?)\b", re.IGNORECASE)
+# A noun phrase asking for rows without a verb: "the last 20 lines containing ...", "error logs of X".
+_ROWS_PHRASE = re.compile(
+    r"^(?:the\s+)?(?:(?:last|latest|newest|most recent|first|top)\s+\d{1,5}\s+|all\s+)?"
+    r"(?:(?:error|warn(?:ing)?|info|debug|fatal|critical)\s+)?(?:log\s+)?(?:lines|logs|entries|messages)\b",
+    re.IGNORECASE,
+)
+_VALUE_OF = re.compile(
+    r"^what(?:'s| is| are)\s+(?:the\s+)?(?:current\s+|latest\s+)?values?\s+of\b", re.IGNORECASE
+)
+# Asking for a judgement: a cause, a reason, what is wrong. These stay diagnoses whatever the verb.
+_JUDGEMENT = re.compile(
+    r"\b(?:why|root[\s-]cause|cause[ds]?|causing|reasons?|what(?:'s| is) (?:wrong|going on|happening)|"
+    r"(?:find|figure|work) out|diagnos\w*|investigat\w*|explain\w*|troubleshoot\w*|"
+    r"the (?:issue|problem) with)\b",
+    re.IGNORECASE,
+)
+_PROMQL_INTRO = re.compile(r"\b(?:promql|prometheus query|metrics? query)\b\s*[:=]?\s*", re.IGNORECASE)
+_SQL_INTRO = re.compile(r"\b(?:sql|query)\s*[:=]\s*|(?=\bselect\b)", re.IGNORECASE)
+_QUOTED = re.compile(r"`([^`]{1,2000})`|\"([^\"]{1,2000})\"|“([^”]{1,2000})”|'([^']{1,2000})'")
+# A metric name (snake_case, or any name with a selector) the question asks the value of.
+_METRIC_NAME = re.compile(
+    r"\b[a-zA-Z_:][a-zA-Z0-9_:]*(?:_[a-zA-Z0-9_:]*(?:\{[^}]{0,500}\})?|\{[^}]{0,500}\})"
+)
+_PROMQL_SHAPE = re.compile(
+    r"[a-zA-Z_:][\w:]*\s*(?:\{|\(|\[|(?:==|!=|>=|<=|>|<)\s*-?\d)|\b(?:by|without)\s*\("
+)
+_LOGS = re.compile(r"\b(?:logs?|log lines?|lines|entries|messages)\b", re.IGNORECASE)
+_LEVEL_WORD = re.compile(
+    r"\b(errors?|error lines?|warnings?|warns?|fatal|critical|debug|info)\b", re.IGNORECASE
+)
+_LEVELS = {
+    "error": "error",
+    "errors": "error",
+    "warning": "warn",
+    "warnings": "warn",
+    "warn": "warn",
+    "warns": "warn",
+    "fatal": "fatal",
+    "critical": "critical",
+    "debug": "debug",
+    "info": "info",
+}
+_LAST_N = re.compile(
+    r"\b(?:last|latest|newest|recent|most recent|first|top)\s+(\d{1,5})\b|\b(\d{1,5})\s+(?:log\s+)?"
+    r"(?:lines|entries|messages|logs|rows)\b",
+    re.IGNORECASE,
+)
+_WINDOW = re.compile(
+    r"\b(?:last|past|previous)\s+(\d{1,4})?\s*(minutes?|mins?|m|hours?|hrs?|h|days?|d)\b", re.IGNORECASE
+)
+_UNIT_MINUTES = {"m": 1, "h": 60, "d": 1_440}
+_CONTAINING = re.compile(
+    r"\b(?:containing|contains|contain|matching|match|mentioning|mention|with the (?:text|word|phrase)|"
+    r"grep(?:\s+for)?|search(?:\s+for)?|look(?:ing)? for)\s+([^\s,;]+)",
+    re.IGNORECASE,
+)
+_LABEL = re.compile(
+    r"\b(namespace|ns|pod|container|host|hostname|node|instance|cluster|region|zone|env|environment)"
+    r"\s*[=:]?\s*[\"'`]?([A-Za-z0-9_.:/-]+)",
+    re.IGNORECASE,
+)
+_LABEL_NAMES = {"ns": "namespace", "hostname": "host", "environment": "env"}
+_SERVICE_PATTERNS = (
+    re.compile(r"\b(?:service|app|application|job|workload|deployment)\s+[\"'`]?([A-Za-z0-9_.-]+)", re.I),
+    re.compile(r"\b([A-Za-z0-9_.-]+)'s\s+(?:logs?|errors?|warnings?|lines)\b", re.I),
+    re.compile(r"\b(?:logs?|lines|errors?|warnings?)\s+(?:of|from|for|in)\s+(?:the\s+)?([\w.-]+)", re.I),
+    re.compile(r"\b(?:from|of|for|in|on)\s+(?:the\s+)?([A-Za-z0-9_.-]+)\b", re.I),
+    re.compile(r"\b([A-Za-z0-9_.-]+)\s+(?:service\s+)?(?:logs?|log lines)\b", re.I),
+)
+# Words that can stand where a service name would, but name none.
+_NAMELESS_WORDS = """
+    the a an all any every last latest recent newest past previous first top logs log lines line
+    entries messages error errors warn warns warning warnings info debug fatal critical level levels
+    namespace ns pod container host hostname node instance cluster region zone env environment service
+    services app application job workload deployment today yesterday now minutes minute hours hour days
+    day mins min it this that them these those me us my our its their alerts alert targets target rules
+    rule metrics metric value values text word phrase containing contains matching with for from in
+    of on prometheus promql sql query loki show list find grep search get give print display fetch post
+    paste dump tail return pull lookup run execute evaluate count output read"""
+_NOT_A_NAME = frozenset(_NAMELESS_WORDS.split())
+_ALERTS = re.compile(r"\balerts?\b", re.IGNORECASE)
+_TARGETS = re.compile(r"\b(?:scrape\s+)?targets?\b", re.IGNORECASE)
+_RULES = re.compile(r"\b(?:alerting|recording)?\s*rules?\b", re.IGNORECASE)
+_DOWN = re.compile(r"\b(?:down|unhealthy|failing|failed|not up|unreachable)\b", re.IGNORECASE)
+_UP = re.compile(r"\b(?:are|is|that are|which are)\s+(?:up|healthy)\b", re.IGNORECASE)
+_FIRING = re.compile(r"\b(?:firing|active|open|triggered)\b", re.IGNORECASE)
+_RANGE = re.compile(
+    r"\b(?:over|during|for|in)\s+the\s+(?:last|past)\b|\b(?:trend|history|graph|range)\b", re.I
+)
+_ON_DATASOURCE = re.compile(r"\b(?:on|in|against|from)\s+(?:datasource|database|db)?\s*([\w.-]+)\s*$", re.I)
+_RULES_ASKED = re.compile(r"\b(?:alerting|recording)\s+rules?\b|^\w+\s+(?:the\s+)?rules\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class LookupAsk:
+    """What a data question asks to read: the kind of data and the tool calls that read it."""
+
+    kind: LookupKind
+    calls: tuple[PlannedCall, ...]
+    services: tuple[str, ...] = field(default=())
+
+
+def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | None:
+    """The lookup a question asks for, or None when it is not a data question (or not a clear one)."""
+    text = _POLITE.sub("", question.strip(), count=1).strip()
+    expression = _promql_expression(text)
+    if expression is not None:
+        return _promql(text, expression)
+    if _JUDGEMENT.search(text):
+        return None
+    statement = _sql_statement(text)
+    if statement is not None and datasources:
+        return _sql(text, statement, datasources)
+    asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text))
+    if not asks_data:
+        return None
+    if _TARGETS.search(text) and not _LOGS.search(text):
+        return _targets(text)
+    if _ALERTS.search(text) and not _LOGS.search(text):
+        return _alerts(text)
+    if _RULES_ASKED.search(text):
+        kind = re.search(r"\b(alerting|recording)\b", text, re.I)
+        args = {"kind": kind.group(1).lower()} if kind else {}
+        return LookupAsk("rules", (PlannedCall(tool="list_rules", args=args, purpose="lookup"),))
+    return _logs(text)
+
+
+def _promql_expression(text: str) -> str | None:
+    """A PromQL expression the question gives ("run this PromQL: ...", a quoted expression, the
+    value of a metric name)."""
+    intro = _PROMQL_INTRO.search(text)
+    if intro is not None:
+        rest = text[intro.end() :].strip()
+        if ":" in rest and not _QUOTED.match(rest):
+            # "run this PromQL over the last hour: <expression>": the expression follows the colon.
+            head, _, tail = rest.partition(":")
+            rest = tail if not _PROMQL_SHAPE.search(head) else rest
+        quoted = _QUOTED.search(rest)
+        expression = _first_group(quoted) if quoted else rest
+        return expression.strip().rstrip("?") or None
+    quoted = _QUOTED.search(text)
+    asked = bool(_DATA_VERB.match(text) or _VALUE_OF.match(text))
+    if quoted is not None and asked and _PROMQL_SHAPE.search(_first_group(quoted)) and not _LOGS.search(text):
+        return _first_group(quoted).strip()
+    value_of = _VALUE_OF.match(text)
+    if value_of is not None and (metric := _METRIC_NAME.search(text[value_of.end() :])):
+        return metric.group(0)
+    return None
+
+
+def _promql(text: str, expression: str) -> LookupAsk:
+    window = _window_minutes(text)
+    if window is not None and _RANGE.search(text):
+        call = PlannedCall(
+            tool="query_promql", args={"promql": expression, "window_minutes": window}, purpose="lookup"
+        )
+    else:
+        call = PlannedCall(tool="query_promql_instant", args={"promql": expression}, purpose="lookup")
+    return LookupAsk("promql", (call,))
+
+
+def _sql_statement(text: str) -> str | None:
+    match = re.search(r"\b(select|show|describe|explain)\b\s", text, re.IGNORECASE)
+    if match is None or not re.search(r"\b(?:sql|select\b.*\bfrom)\b", text, re.IGNORECASE | re.DOTALL):
+        return None
+    quoted = _QUOTED.search(text)
+    if quoted is not None and re.match(r"\s*(?:select|show|describe|explain)\b", _first_group(quoted), re.I):
+        return _first_group(quoted).strip().rstrip(";")
+    return text[match.start() :].strip().rstrip("?;").strip()
+
+
+def _sql(text: str, statement: str, datasources: Sequence[str]) -> LookupAsk:
+    named = [name for name in datasources if re.search(rf"\b{re.escape(name)}\b", text)]
+    datasource = (named or list(datasources))[0]
+    if (tail := _ON_DATASOURCE.search(statement)) and tail.group(1) == datasource:
+        statement = statement[: tail.start()].strip()
+    args = {"datasource": datasource, "statement": statement}
+    return LookupAsk("sql", (PlannedCall(tool="query_mysql", args=args, purpose="lookup"),))
+
+
+def _targets(text: str) -> LookupAsk:
+    args: dict[str, Any] = {}
+    if _DOWN.search(text):
+        args["health"] = "down"
+    elif _UP.search(text):
+        args["health"] = "up"
+    if job := re.search(r"\bjob\s+[\"'`]?([A-Za-z0-9_.:/-]+)", text, re.IGNORECASE):
+        args["job"] = job.group(1)
+    return LookupAsk("targets", (PlannedCall(tool="list_targets", args=args, purpose="lookup"),))
+
+
+def _alerts(text: str) -> LookupAsk:
+    service = _service(text)
+    args = {"service": service} if service else {}
+    call = PlannedCall(tool="list_alerts", args=args, purpose="lookup")
+    return LookupAsk("alerts", (call,), services=(service,) if service else ())
+
+
+def _logs(text: str) -> LookupAsk | None:
+    """Log lines with the question's filters; None when it names no filter and no log noun."""
+    labels = {_label_name(m.group(1)): m.group(2) for m in _LABEL.finditer(text)}
+    phrase, level, exact = _phrase_and_level(text)
+    service = _service(text, skip=set(labels.values()) | ({phrase} if phrase else set()))
+    if not (_LOGS.search(text) or level or phrase):
+        return None
+    args: dict[str, Any] = {"window_minutes": _window_minutes(text) or LOG_WINDOW_MINUTES}
+    args["limit"] = min(_lines_asked(text) or DEFAULT_LINES, MAX_LINES)
+    if service:
+        args["service"] = service
+    if labels:
+        args["labels"] = labels
+    calls = []
+    if level:
+        calls.append(PlannedCall(tool="query_logs", args={**args, "level": level}, purpose="lookup"))
+    if contains := phrase or exact:
+        calls.append(PlannedCall(tool="query_logs", args={**args, "contains": contains}, purpose="lookup"))
+    if not calls:
+        calls.append(PlannedCall(tool="query_logs", args=args, purpose="lookup"))
+    return LookupAsk("logs", tuple(calls), services=(service,) if service else ())
+
+
+def _phrase_and_level(text: str) -> tuple[str | None, str | None, str | None]:
+    """(quoted or "containing" phrase, level asked, the level word as written in capitals).
+
+    "containing ERROR" asks for lines at level error and for lines whose text holds "ERROR" (many
+    logs carry the level only in the message): both queries run and their lines are merged.
+    """
+    quoted = _QUOTED.search(text)
+    if quoted is not None:
+        phrase: str | None = _first_group(quoted)
+    else:
+        found = [m.group(1).strip("\"'`.?!") for m in _CONTAINING.finditer(text)]
+        phrase = next((word for word in found if word and word.lower() not in _NOT_A_NAME), None)
+        level_named = next((word for word in found if word.lower() in _LEVELS), None)
+        if phrase is None and level_named is not None:
+            exact = level_named if level_named.isupper() else None
+            return None, _LEVELS[level_named.lower()], exact
+    level_word = _LEVEL_WORD.search(text if quoted is None else _QUOTED.sub(" ", text))
+    level = _LEVELS.get(level_word.group(1).lower().split()[0]) if level_word else None
+    if phrase is not None and phrase.lower() in _LEVELS:
+        exact = phrase if phrase.isupper() else None
+        return None, _LEVELS[phrase.lower()], exact
+    return phrase, level, None
+
+
+def _service(text: str, skip: set[str] | None = None) -> str | None:
+    """The system the question names for its rows: "service X", "X's logs", "from X", "X logs"."""
+    skipped = {s.lower() for s in skip or set()}
+    cleaned = _QUOTED.sub(" ", text)
+    for pattern in _SERVICE_PATTERNS:
+        for match in pattern.finditer(cleaned):
+            name = match.group(1).strip(".-")
+            if name.lower() in _NOT_A_NAME | skipped or not name or name.isdigit():
+                continue
+            if not _is_label_value(cleaned, match.start(1)):
+                return name
+    return None
+
+
+def _is_label_value(text: str, start: int) -> bool:
+    """Whether the word at `start` is the value of a label the question names ("namespace X")."""
+    before = text[:start].rstrip(" =:\"'`").split()
+    return bool(before) and _LABEL.fullmatch(before[-1] + " x") is not None
+
+
+def _label_name(word: str) -> str:
+    return _LABEL_NAMES.get(word.lower(), word.lower())
+
+
+def _lines_asked(text: str) -> int | None:
+    for match in _LAST_N.finditer(text):
+        number = match.group(1) or match.group(2)
+        following = text[match.end() : match.end() + 12].lower()
+        if match.group(1) and re.match(r"\s*(?:minutes?|mins?|hours?|hrs?|days?|[mhd]\b)", following):
+            continue
+        return max(1, int(number))
+    return None
+
+
+def _window_minutes(text: str) -> int | None:
+    match = _WINDOW.search(text)
+    if match is None:
+        return None
+    count = int(match.group(1) or 1)
+    return count * _UNIT_MINUTES[match.group(2)[0].lower()]
+
+
+def _first_group(match: re.Match[str]) -> str:
+    return next(group for group in match.groups() if group is not None)
+
+
+def plan_lookup(request: PlanRequest) -> Plan:
+    """The one round of a lookup: the calls that run the query the question asks for (none when the
+    question's grammar names no query; the model may have routed it)."""
+    if request.round != 1:
+        return Plan()
+    ask = lookup_ask(request.route.resolved_query, request.datasources)
+    return Plan(calls=list(ask.calls)[: request.remaining_tool_calls]) if ask is not None else Plan()

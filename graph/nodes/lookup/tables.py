@@ -1,0 +1,232 @@
+"""Rows of a lookup, read from the structured data of the run's tool results.
+
+One reader per kind of result (log lines, series, alerts, targets, rules, SQL rows), each pure on an
+evidence item's bounded data. EvidenceGuard calls the same readers to hold every row shown to a row
+of a cited result, so a row is shown exactly as a reader gives it (cells clipped the same way).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from graph.analysts.lookup import LookupAnswer, LookupTable, TableKind
+from tools.base import Evidence
+from tools.toolbox.args import mappings, text_labels
+
+MAX_ROWS_SHOWN = 200
+MAX_CELL_CHARS = 400
+Rows = list[list[str]]
+Reader = Callable[[Mapping[str, Any], str], tuple[list[str], Rows]]
+
+
+def cell(value: Any) -> str:
+    """One value as the text of a cell, clipped."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        text = f"{value:.6g}" if math.isfinite(value) else str(value)
+    elif isinstance(value, Mapping):
+        text = ", ".join(f"{k}={v}" for k, v in sorted(value.items()))
+    else:
+        text = str(value)
+    return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
+
+
+def cells(*values: Any) -> list[str]:
+    return [cell(value) for value in values]
+
+
+def _log_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
+    rows = []
+    for line in mappings(data.get("lines")):
+        labels = text_labels(line.get("labels"))
+        others = {k: v for k, v in labels.items() if k not in ("service", "level")}
+        rows.append(
+            cells(line.get("ts"), labels.get("service"), labels.get("level"), others, line.get("message"))
+        )
+    return ["time", "service", "level", "labels", "message"], rows
+
+
+def _series_name(series: Mapping[str, Any]) -> str:
+    labels = ",".join(f'{k}="{v}"' for k, v in sorted(text_labels(series.get("labels")).items()))
+    return cell(f"{series.get('metric') or ''}{{{labels}}}")
+
+
+def _points(series: Mapping[str, Any]) -> list[tuple[float, float]]:
+    points = []
+    for sample in series.get("samples") or []:
+        if isinstance(sample, list | tuple) and len(sample) == 2:
+            points.append((float(sample[0]), float(sample[1])))
+    return points
+
+
+def _time(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, UTC).isoformat().replace("+00:00", "Z")
+
+
+def _series_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
+    series = mappings(data.get("series"))
+    if tool == "query_promql_instant":
+        rows = [
+            [_series_name(s), cell(points[-1][1]), _time(points[-1][0])]
+            for s in series
+            if (points := _points(s))
+        ]
+        return ["series", "value", "time"], rows
+    rows = []
+    for s in series:
+        if points := _points(s):
+            values = [v for _, v in points]
+            last_time = _time(points[-1][0])
+            rows.append(
+                [_series_name(s), *cells(values[-1], min(values), max(values), len(points), last_time)]
+            )
+    return ["series", "last", "min", "max", "points", "last time"], rows
+
+
+def _alert_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
+    rows = []
+    for alert in mappings(data.get("alerts")):
+        labels = text_labels(alert.get("labels"))
+        notes = text_labels(alert.get("annotations"))
+        muted = "silenced" if alert.get("silenced") else "inhibited" if alert.get("inhibited") else ""
+        status = " ".join(filter(None, [str(alert.get("status") or ""), muted]))
+        summary = notes.get("summary") or notes.get("description")
+        rows.append(
+            cells(labels.get("alertname"), alert.get("identity"), labels.get("severity"), status)
+            + cells(alert.get("startsAt"), summary)
+        )
+    return ["alert", "identity", "severity", "status", "since", "summary"], rows
+
+
+def _target_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
+    rows = []
+    for target in mappings(data.get("targets")):
+        labels = text_labels(target.get("labels"))
+        rows.append(
+            cells(labels.get("job"), labels.get("instance"), target.get("health"))
+            + cells(target.get("last_error"), target.get("last_scrape"))
+        )
+    return ["job", "instance", "health", "last error", "last scrape"], rows
+
+
+def _rule_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
+    rows = []
+    for rule in mappings(data.get("rules")):
+        firing = sum(1 for alert in mappings(rule.get("alerts")) if alert.get("state") == "firing")
+        rows.append(cells(rule.get("name"), rule.get("kind"), rule.get("health"), firing, rule.get("expr")))
+    return ["rule", "kind", "health", "firing", "expression"], rows
+
+
+def _sql_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
+    columns = [cell(c) for c in data.get("columns") or []]
+    rows = [[cell(v) for v in row] for row in data.get("rows") or [] if isinstance(row, list | tuple)]
+    return columns, rows
+
+
+# The tools whose results a lookup shows, and the kind of table each makes.
+READERS: Mapping[str, tuple[TableKind, Reader]] = {
+    "query_logs": ("log_lines", _log_rows),
+    "query_promql_instant": ("series", _series_rows),
+    "query_promql": ("series", _series_rows),
+    "read_metric": ("series", _series_rows),
+    "query_metric": ("series", _series_rows),
+    "list_alerts": ("alerts", _alert_rows),
+    "list_targets": ("targets", _target_rows),
+    "list_rules": ("rules", _rule_rows),
+    "query_mysql": ("rows", _sql_rows),
+}
+_TITLES: Mapping[TableKind, str] = {
+    "log_lines": "log lines",
+    "series": "series",
+    "alerts": "alerts",
+    "targets": "scrape targets",
+    "rules": "rules",
+    "rows": "rows",
+}
+
+
+def rows_of(item: Evidence) -> tuple[list[str], Rows]:
+    """The columns and every row one tool result holds (none for a tool a lookup does not show)."""
+    reader = READERS.get(item.tool)
+    if reader is None or not item.status.succeeded:
+        return [], []
+    return reader[1](item.data, item.tool)
+
+
+def query_text(item: Evidence) -> str:
+    """The query as it ran: the tool and its recorded arguments and window."""
+    parts = [
+        f"{key}={cell(value)}" for key, value in sorted(item.query.items()) if value not in (None, "", {})
+    ]
+    return f"{item.tool}({', '.join(parts)})"
+
+
+def lookup_answer(items: Sequence[Evidence]) -> LookupAnswer:
+    """The tables of the lookup's results (log queries merged into one table), with counts."""
+    shown = [item for item in items if item.tool in READERS]
+    failed = [item for item in shown if not item.status.succeeded]
+    tables = [_table(group) for group in _groups([i for i in shown if i.status.succeeded])]
+    matched = [table for table in tables if table.rows]
+    if not shown:
+        summary = "No query could be formed from this question: name what to read (logs, a metric, alerts)."
+    elif failed and not matched:
+        summary = "The query could not run: " + "; ".join(f"{i.tool}: {i.summary}" for i in failed)
+    elif not matched:
+        summary = "Nothing matched: " + "; ".join(table.query for table in tables)
+    else:
+        summary = "; ".join(_count(table) for table in matched)
+    return LookupAnswer(
+        summary=summary,
+        tables=tables,
+        nothing_matched=bool(shown) and not matched and not failed,
+        failed=[item.id for item in failed],
+    )
+
+
+def _groups(items: Iterable[Evidence]) -> list[list[Evidence]]:
+    """Log queries form one table (a level and a text query for one ask); every other result its own."""
+    logs = [item for item in items if READERS[item.tool][0] == "log_lines"]
+    others = [[item] for item in items if READERS[item.tool][0] != "log_lines"]
+    return ([logs] if logs else []) + others
+
+
+def _table(group: Sequence[Evidence]) -> LookupTable:
+    kind = READERS[group[0].tool][0]
+    columns: list[str] = []
+    rows: Rows = []
+    for item in group:
+        item_columns, item_rows = rows_of(item)
+        columns = columns or item_columns
+        rows += [row for row in item_rows if row not in rows]
+    if kind == "log_lines":
+        rows.sort(key=lambda row: row[0], reverse=True)  # newest first across the merged queries
+        rows = rows[: max(_limit(item) for item in group)]
+    return LookupTable(
+        kind=kind,
+        title=f"{len(rows)} {_TITLES[kind]}",
+        query="; ".join(query_text(item) for item in group),
+        evidence_ids=[item.id for item in group],
+        columns=columns,
+        rows=rows[:MAX_ROWS_SHOWN],
+        total=len(rows),
+        truncated=any(item.truncated for item in group),
+    )
+
+
+def _limit(item: Evidence) -> int:
+    limit = item.query.get("limit")
+    return limit if isinstance(limit, int) and limit > 0 else MAX_ROWS_SHOWN
+
+
+def _count(table: LookupTable) -> str:
+    shown = len(table.rows)
+    text = (
+        f"{table.total} {_TITLES[table.kind]}"
+        if shown == table.total
+        else (f"{shown} of {table.total} {_TITLES[table.kind]} shown")
+    )
+    return text + (" (the source's limit was reached; more may exist)" if table.truncated else "")
