@@ -13,11 +13,13 @@ import pytest
 from fastapi import FastAPI
 
 from graph.analysts.lookup import LookupAnswer
-from graph.nodes.lookup import node as lookup_node
+from graph.nodes.lookup.tables import lookup_answer
 from tests.support.sse import events_of, only, post_stream
 
 
-async def _ask(client: httpx.AsyncClient, query: str) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+async def _ask(
+    client: httpx.AsyncClient, query: str
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
     frames = await post_stream(client, "/api/chat", {"query": query})
     assert events_of(frames)[-2:] == ["content", "done"]
     meta = only(frames, "metadata")
@@ -25,7 +27,9 @@ async def _ask(client: httpx.AsyncClient, query: str) -> tuple[dict[str, Any], d
     return only(frames, "content"), only(frames, "done"), trace.json()["data"]
 
 
-async def test_error_lines_of_a_service_come_back_as_a_table_with_their_query(client: httpx.AsyncClient) -> None:
+async def test_error_lines_of_a_service_come_back_as_a_table_with_their_query(
+    client: httpx.AsyncClient,
+) -> None:
     content, done, trace = await _ask(client, "Show the last 5 error lines from payment")
     assert done == {"outcome": "SUCCESS"} and content["content_type"] == "lookup_result"
     payload = content["payload"]
@@ -44,7 +48,14 @@ async def test_error_lines_of_a_service_come_back_as_a_table_with_their_query(cl
     assert trace["run"]["route"] == "lookup"
     assert trace["answer"] == content
     assert trace["run"]["orchestrationTrace"]["path"] == [
-        "router", "planner", "executors", "planner", "lookup", "evidence_guard", "semantic_guard", "composer",
+        "router",
+        "planner",
+        "executors",
+        "planner",
+        "lookup",
+        "evidence_guard",
+        "semantic_guard",
+        "composer",
     ]
     assert trace["selfEvaluation"]["evidence_guard"]["passed"] is True
 
@@ -59,9 +70,8 @@ async def test_firing_alerts_and_a_metric_value_are_tables_too(client: httpx.Asy
     alerts, _, _ = await _ask(client, "Which alerts are firing?")
     [table] = alerts["payload"]["tables"]
     assert table["kind"] == "alerts" and table["rows"]
-    assert all("firing" in row[3] for row in table["rows"] if "firing" in row[3]) and table["query"].startswith(
-        "list_alerts("
-    )
+    assert any(row[3].startswith("firing") for row in table["rows"])
+    assert table["query"].startswith("list_alerts(")
     value, _, _ = await _ask(client, "Run this PromQL: sum by (service) (db_pool_connections_active)")
     [series] = value["payload"]["tables"]
     assert series["kind"] == "series" and series["columns"] == ["series", "value", "time"]
@@ -72,23 +82,23 @@ async def test_an_empty_result_says_nothing_matched(client: httpx.AsyncClient) -
     content, done, _ = await _ask(client, "grep 'no such phrase anywhere' in the payment logs")
     assert done == {"outcome": "SUCCESS"}
     payload = content["payload"]
-    assert payload["nothing_matched"] is True and payload["summary"].startswith("Nothing matched: query_logs(")
+    assert payload["nothing_matched"] is True and payload["summary"].startswith(
+        "Nothing matched: query_logs("
+    )
     assert payload["tables"][0]["rows"] == []
 
 
 async def test_a_row_no_tool_returned_is_refused_by_the_evidence_guard(
     app: FastAPI, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real = lookup_node.lookup_answer
-
     def with_invented_row(items: Any) -> LookupAnswer:
-        answer = real(items)
+        answer = lookup_answer(items)
         invented = ["2026-11-30T09:59:59Z", "payment", "ERROR", "", "disk /dev/sda1 is full"]
         answer.tables[0].rows.append(invented)
         answer.tables[0].total += 1
         return answer
 
-    monkeypatch.setattr(lookup_node, "lookup_answer", with_invented_row)
+    monkeypatch.setattr("graph.nodes.lookup.node.lookup_answer", with_invented_row)
     content, done, trace = await _ask(client, "Show the last 5 error lines from payment")
     assert done == {"outcome": "FALLBACK"}
     assert content["payload"]["degraded"] is True and "disk /dev/sda1" not in str(content)
