@@ -31,13 +31,14 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     focus = question_terms(request.route.resolved_query) + list(request.route.services)
     asked = stack.asked_about(question_words(request.route.resolved_query))
     ranking = rank_suspects(digest, focus=focus, known=request.services, stack=None if asked else stack)
-    named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]]
-    if target := scoped_service(request.route.resolved_query, request.route.services, named):
+    named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]] + list(request.services)
+    question = request.route.resolved_query
+    if target := scoped_service(question, request.route.services, named, digest):
         ranking = scope_ranking(ranking, target, digest)
     now = parse_instant(request.now)
     current = [s for s in ranking.ranked if not recovered(s, now)]
     if not current:
-        return quiet_draft(request, ranking, past=ranking.ranked)
+        return quiet_draft(request, ranking, past=ranking.ranked, target=target)
     if len(current) < len(ranking.ranked):
         ranking = replace(ranking, ranked=current)
     root = ranking.ranked[0]
@@ -213,7 +214,7 @@ def _services(suspects: Sequence[Suspect]) -> set[str]:
 
 def _unrelated_clause(ranking: Ranking) -> str:
     others = ", ".join(s.service for s in ranking.unrelated)
-    return f"it is unrelated to the incident in {others}"
+    return f"also happening, unrelated to it: the incident in {others}"
 
 
 def _unrelated(other: Suspect, root: Suspect) -> RuledOut:

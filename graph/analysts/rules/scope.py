@@ -18,17 +18,32 @@ from graph.analysts.rules.vocabulary import ALERT_FOCUS
 from tools.facts import Digest
 
 
-def scoped_service(question: str, services: Sequence[str], known: Iterable[str]) -> str | None:
-    """The one known service an alert-focused question is about; None for any other question.
-
-    A question naming two services ("is the alert on A why B fails?") asks about their relation,
-    so it is left to the unscoped ranking.
-    """
-    if not ALERT_FOCUS.search(question):
-        return None
+def scoped_service(
+    question: str, services: Sequence[str], known: Iterable[str], digest: Digest | None = None
+) -> str | None:
+    """The one known service (or host) a question names, or whose alert or metric it names; None when
+    it names none, or several ("is the alert on A why B fails?" asks about their relation, so it is
+    left to the unscoped ranking). A question without an alert word scopes only by a name it spells
+    in full, so a symptom question still follows the chain upstream of what it names."""
     terms = set(question_terms(question)) | {service.lower() for service in services}
     named = [name for name in dict.fromkeys(known) if name.lower() in terms]
+    if digest is not None:
+        named += _owners_named(question, digest)
+    named = list(dict.fromkeys(named))
     return named[0] if len(named) == 1 else None
+
+
+def _owners_named(question: str, digest: Digest) -> list[str]:
+    """Services whose firing alert or moving metric the question names by its exact name."""
+    words = {word.lower() for word in question_terms(question)}
+    owners = [g.service for g in digest.alert_groups if g.alertname.lower() in words and g.service]
+    owners += [a.service for a in digest.anomalies if a.metric.lower() in words and a.service]
+    return [owner for owner in owners if owner]
+
+
+def alert_scoped(question: str) -> bool:
+    """Whether the question is about an alert ("Alert X is firing on S")."""
+    return bool(ALERT_FOCUS.search(question))
 
 
 def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
@@ -36,7 +51,8 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     everyone = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
     scoped = everyone.get(target)
     if scoped is None:
-        return ranking
+        # What the question names shows no trouble: other problems are listed, never substituted.
+        return Ranking([], [], None, unrelated=ranking.ranked[:3])
     depth = _causes(scoped, everyone, digest)
     if ranking.ranked and ranking.ranked[0].service in depth:
         return ranking

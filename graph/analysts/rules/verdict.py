@@ -57,11 +57,34 @@ def recovered(suspect: Suspect, now: datetime | None) -> bool:
     return all(end is not None and now - end >= RECOVERED_AFTER for end in ends)
 
 
-def quiet_draft(request: DiagnoseRequest, ranking: Ranking, past: Sequence[Suspect] = ()) -> Draft:
-    """The draft when no suspect is a current incident; `past` are suspects whose trouble ended."""
+def quiet_draft(
+    request: DiagnoseRequest, ranking: Ranking, past: Sequence[Suspect] = (), target: str | None = None
+) -> Draft:
+    """The draft when no suspect is a current incident; `past` are suspects whose trouble ended.
+    With a `target` (what the question names) only its alerts count; the rest is "also happening"."""
+    draft = _quiet(request, past, target)
+    also = also_happening(request.digest, ranking, target)
+    if not also:
+        return draft
+    return draft.model_copy(update={"summary": f"{draft.summary} Also happening: {also}."})
+
+
+def also_happening(digest: Digest, ranking: Ranking, target: str | None) -> str:
+    """Other concurrent problems, named with their alerts, when the question scoped to `target`."""
+    if target is None:
+        return ""
+    names = [s.service for s in ranking.unrelated]
+    names += [g.service or g.alertname for g in unexplained_alerts(digest) if g.service != target]
+    alerts = {g.service: g.alertname for g in unexplained_alerts(digest) if g.service}
+    shown = [f"{name} (alert {alerts[name]})" if name in alerts else name for name in dict.fromkeys(names)]
+    return ", ".join(shown[:4])
+
+
+def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None) -> Draft:
     digest = request.digest
     checked = _checked(request.evidence)
-    if firing := unexplained_alerts(digest):
+    firing = [g for g in unexplained_alerts(digest) if target is None or g.service == target]
+    if firing:
         return _alert_unexplained(firing, checked, _open_questions(request))
     missing = missing_sources(request.evidence)
     if missing or not checked:
@@ -73,7 +96,8 @@ def quiet_draft(request: DiagnoseRequest, ranking: Ranking, past: Sequence[Suspe
             open_questions=[f"Missing evidence: {what}."],
         )
     recoveries = [say.recovered_finding(s.service, p) for s in past for p in _last_errors(s)]
-    text = "No incident found: no firing alerts, no metric moved beyond its own normal variability"
+    about = f"{target} shows" if target else "No incident found:"
+    text = f"{about} no firing alerts, no metric moved beyond its own normal variability"
     text += ", and no error pattern is current."
     if recoveries:
         text += (

@@ -1,0 +1,102 @@
+"""What the question names decides what is diagnosed; other concurrent problems are "also happening".
+
+A Redis memory question must not get a PostgreSQL answer because a critical PostgreSQL alert outranks
+the Redis signal; a question naming an alert is answered about that alert's owner.
+"""
+
+from __future__ import annotations
+
+from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Route
+from graph.analysts.rules.diagnose import diagnose_digest
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+
+NOW = "2026-01-01T11:00:00Z"
+EVIDENCE = [
+    EvidenceRef(id="alerts-1", source="alerts", tool="list_alerts", title="", status="OK", summary=""),
+    EvidenceRef(id="metrics-1", source="metrics", tool="read_metric", title="", status="OK", summary=""),
+    EvidenceRef(id="logs-1", source="logs", tool="query_logs", title="", status="OK", summary=""),
+]
+PG_ALERT = AlertGroup(
+    evidence_id="alerts-1",
+    alertname="PostgresDown",
+    service="pg-main",
+    severity="critical",
+    status="firing",
+    count=1,
+    instances=[],
+    first_started="2026-01-01T10:30:00Z",
+    summary="pg-main is not answering",
+)
+PG_ERRORS = LogPattern(
+    evidence_id="logs-1",
+    service="pg-main",
+    level="ERROR",
+    template="could not write to file: I/O error",
+    count=50,
+    first_seen="2026-01-01T10:29:00Z",
+    last_seen="2026-01-01T10:59:00Z",
+    example="could not write to file: I/O error",
+)
+
+
+def _memory(service: str) -> MetricAnomaly:
+    return MetricAnomaly(
+        evidence_id="metrics-1",
+        metric="used_memory_bytes",
+        labels={"service": service},
+        service=service,
+        baseline=100.0,
+        recent=900.0,
+        peak=950.0,
+        change_at="2026-01-01T10:45:00Z",
+        direction="up",
+        ratio=9.0,
+        score=8.0,
+    )
+
+
+def _draft(digest: Digest, question: str) -> Draft:
+    request = DiagnoseRequest(
+        route=Route(route="complex", resolved_query=question),
+        evidence=EVIDENCE,
+        digest=digest,
+        now=NOW,
+        services=["pg-main", "cache"],
+    )
+    return diagnose_digest(request)
+
+
+def test_a_question_about_one_service_is_answered_about_it_and_the_other_incident_is_also_happening() -> None:
+    digest = Digest(alert_groups=[PG_ALERT], anomalies=[_memory("cache")], log_patterns=[PG_ERRORS])
+    draft = _draft(digest, "why is memory on cache growing?")
+    assert draft.root_cause is not None and draft.root_cause.service == "cache"
+    assert "used_memory_bytes rose from 100 to 900" in draft.root_cause.statement
+    assert "also happening" in draft.root_cause.statement.lower()
+    assert "pg-main" in draft.summary
+
+
+def test_a_named_service_without_trouble_is_not_given_another_services_cause() -> None:
+    digest = Digest(alert_groups=[PG_ALERT], log_patterns=[PG_ERRORS])
+    draft = _draft(digest, "why is memory on cache growing?")
+    assert draft.root_cause is None
+    assert draft.summary.startswith("cache shows no firing alerts")
+    assert "Also happening: pg-main" in draft.summary
+
+
+def test_a_question_naming_an_alert_is_scoped_to_that_alerts_owner() -> None:
+    cache_alert = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="CacheMemoryHigh",
+        service="cache",
+        severity="warning",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T10:46:00Z",
+        summary="memory above 80%",
+    )
+    digest = Digest(
+        alert_groups=[PG_ALERT, cache_alert], anomalies=[_memory("cache")], log_patterns=[PG_ERRORS]
+    )
+    draft = _draft(digest, "why is CacheMemoryHigh firing?")
+    assert draft.root_cause is not None and draft.root_cause.service == "cache"
