@@ -38,13 +38,14 @@ def _require_binaries() -> None:
 
 
 @contextmanager
-def throwaway_mariadb(*server_args: str) -> Iterator[str]:
-    """Yield `mysql://root@127.0.0.1:PORT/` of a fresh server started with `server_args`."""
+def throwaway_mariadb(*server_args: str, port: int | None = None) -> Iterator[str]:
+    """Yield `mysql://root@127.0.0.1:PORT/` of a fresh server started with `server_args` (on `port`, or a
+    free one)."""
     _require_binaries()
     root = Path(tempfile.mkdtemp(prefix="sb_mariadb_"))
     root.chmod(0o755)
     shutil.chown(root, "mysql")
-    port = _free_port()
+    port = port or _free_port()
     # --no-defaults: the system config forces a log file and user the throwaway must not share.
     subprocess.run(
         ["mariadb-install-db", "--no-defaults", f"--datadir={root / 'data'}", "--user=mysql",

@@ -118,6 +118,9 @@ class AuditedDatasources:
     def datasources(self) -> list[str]:
         return self._inner.datasources()
 
+    def dialect(self, datasource: str) -> str:
+        return self._inner.dialect(datasource)
+
     async def list_tables(self, *, datasource: str, limit: int) -> list[str]:
         await self._require_usable(datasource)
         return await self._inner.list_tables(datasource=datasource, limit=limit)

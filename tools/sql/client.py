@@ -69,6 +69,9 @@ class SqlDatasources:
     def datasources(self) -> list[str]:
         return sorted(self._urls)
 
+    def dialect(self, datasource: str) -> str:
+        return self._dialect_of(datasource)
+
     async def list_tables(self, *, datasource: str, limit: int) -> list[str]:
         dialect = self._dialect_of(datasource)
         statement = _MYSQL_TABLES if dialect == "mysql" else _PG_TABLES

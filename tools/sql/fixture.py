@@ -43,6 +43,9 @@ class SqliteWorldDatasources:
     def datasources(self) -> list[str]:
         return sorted(self._databases)
 
+    def dialect(self, datasource: str) -> str:
+        return "sqlite"
+
     async def list_tables(self, *, datasource: str, limit: int) -> list[str]:
         statement = (
             "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') "

@@ -14,6 +14,7 @@ from tools.cases import tools as cases
 from tools.loki import tools as loki
 from tools.prometheus import tools as prometheus
 from tools.runbooks import tools as runbooks
+from tools.sql import introspection
 from tools.sql import tools as sql
 from tools.toolbox.spec import Lane, ToolSpec
 
@@ -22,6 +23,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     *prometheus.TOOLS,
     *loki.TOOLS,
     *sql.TOOLS,
+    *introspection.TOOLS,
     *runbooks.TOOLS,
     *cases.TOOLS,
 )

@@ -106,6 +106,9 @@ class FakeSql:
     def datasources(self) -> list[str]:
         return ["shop"]
 
+    def dialect(self, datasource: str) -> str:
+        return "sqlite"
+
     async def list_tables(self, *, datasource: str, limit: int) -> list[str]:
         return ["orders"]
 
