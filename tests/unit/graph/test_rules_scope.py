@@ -86,9 +86,10 @@ def test_an_alert_question_naming_one_service_is_scoped_to_it() -> None:
     assert scoped_service(question, ["batch-job"], KNOWN) == "batch-job"
 
 
-def test_questions_naming_two_services_or_no_alert_are_not_scoped() -> None:
+def test_questions_naming_two_services_are_not_scoped_and_one_named_service_is() -> None:
     assert scoped_service("Is the CPU alert on batch-job why frontend fails?", [], KNOWN) is None
-    assert scoped_service("Why is frontend slow?", ["frontend"], KNOWN) is None
+    # A question naming one service scopes to it, alert word or not (its chain upstream is followed).
+    assert scoped_service("Why is frontend slow?", ["frontend"], KNOWN) == "frontend"
 
 
 def test_an_unrelated_alert_is_its_own_root_cause() -> None:
@@ -98,7 +99,7 @@ def test_an_unrelated_alert_is_its_own_root_cause() -> None:
     assert draft.root_cause is not None
     assert draft.root_cause.service == "batch-job"
     assert draft.root_cause.category == "cpu_saturation"
-    assert "unrelated to the incident in ledger" in draft.summary
+    assert "unrelated to it: the incident in ledger" in draft.summary
     assert [item.service for item in draft.ruled_out] == ["ledger"]
     assert all("ledger" not in f.statement for f in draft.findings)
 
