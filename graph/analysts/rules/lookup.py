@@ -58,7 +58,10 @@ _QUOTED = re.compile(r"`([^`]{1,2000})`|\"([^\"]{1,2000})\"|“([^”]{1,2000})�
 # A metric name (snake_case, or any name with a selector) the question asks the value of.
 _METRIC_NAME = re.compile(
     r"\b[a-zA-Z_:][a-zA-Z0-9_:]*(?:_[a-zA-Z0-9_:]*(?:\{[^}]{0,500}\})?|\{[^}]{0,500}\})"
+    r"|\b(?=[A-Za-z0-9]*[a-z])[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"  # CamelCase: ReplicaLag, CPUUtilization
 )
+# A value asked for now ("the current X", "X now"): with a metric name, an instant query.
+_NOW = re.compile(r"\b(?:current|currently|latest|now|value|values|level|reading)\b", re.IGNORECASE)
 _PROMQL_SHAPE = re.compile(
     r"[a-zA-Z_:][\w:]*\s*(?:\{|\(|\[|(?:==|!=|>=|<=|>|<)\s*-?\d)|\b(?:by|without)\s*\("
 )
@@ -102,7 +105,8 @@ _SERVICE_PATTERNS = (
     re.compile(r"\b(?:service|app|application|job|workload|deployment)\s+[\"'`]?([A-Za-z0-9_.-]+)", re.I),
     re.compile(r"\b([A-Za-z0-9_.-]+)'s\s+(?:logs?|errors?|warnings?|lines)\b", re.I),
     re.compile(r"\b(?:logs?|lines|errors?|warnings?)\s+(?:of|from|for|in)\s+(?:the\s+)?([\w.-]+)", re.I),
-    re.compile(r"\b(?:from|of|for|in|on)\s+(?:the\s+)?([A-Za-z0-9_.-]+)\b", re.I),
+    # A lookahead: "of for X" must still find X after skipping "for".
+    re.compile(r"\b(?:from|of|for|in|on)\s+(?:the\s+)?(?=([A-Za-z0-9_.-]+)\b)", re.I),
     re.compile(r"\b([A-Za-z0-9_.-]+)\s+(?:service\s+)?(?:logs?|log lines)\b", re.I),
 )
 # Words that can stand where a service name would, but name none.
@@ -143,7 +147,7 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
     text = _POLITE.sub("", question.strip(), count=1).strip()
     expression = _promql_expression(text)
     if expression is not None:
-        return _promql(text, expression)
+        return _promql(text, expression, _about(text, expression))
     if _JUDGEMENT.search(text):
         return None
     statement = _sql_statement(text)
@@ -152,6 +156,8 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
     asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text))
     if not asks_data:
         return None
+    if _NOW.search(text) and not _LOGS.search(text) and (metric := _METRIC_NAME.search(text)):
+        return _promql(text, metric.group(0), _about(text, metric.group(0)))
     if _TARGETS.search(text) and not _LOGS.search(text):
         return _targets(text)
     if _ALERTS.search(text) and not _LOGS.search(text):
@@ -186,7 +192,14 @@ def _promql_expression(text: str) -> str | None:
     return None
 
 
-def _promql(text: str, expression: str) -> LookupAsk:
+def _about(text: str, expression: str) -> tuple[str, ...]:
+    """The system a metric question names beside its expression ("ReplicaLag for db-1")."""
+    words = set(re.findall(r"[\w.:-]+", expression))
+    name = _service(text.replace(expression, " "), skip=words)
+    return (name,) if name else ()
+
+
+def _promql(text: str, expression: str, about: tuple[str, ...] = ()) -> LookupAsk:
     window = _window_minutes(text)
     if window is not None and _RANGE.search(text):
         call = PlannedCall(
@@ -194,7 +207,7 @@ def _promql(text: str, expression: str) -> LookupAsk:
         )
     else:
         call = PlannedCall(tool="query_promql_instant", args={"promql": expression}, purpose="lookup")
-    return LookupAsk("promql", (call,))
+    return LookupAsk("promql", (call,), services=about)
 
 
 def _sql_statement(text: str) -> str | None:
@@ -236,7 +249,7 @@ def _alerts(text: str) -> LookupAsk:
 
 def _logs(text: str) -> LookupAsk | None:
     """Log lines with the question's filters; None when it names no filter and no log noun."""
-    labels = {_label_name(m.group(1)): m.group(2) for m in _LABEL.finditer(text)}
+    labels = {_label_name(m.group(1)): m.group(2).rstrip(".,;:!?/-") for m in _LABEL.finditer(text)}
     phrase, level, exact = _phrase_and_level(text)
     service = _service(text, skip=set(labels.values()) | ({phrase} if phrase else set()))
     if not (_LOGS.search(text) or level or phrase):

@@ -13,4 +13,7 @@ from graph.state import DiagnosisState
 
 async def node_lookup(state: DiagnosisState, runtime: Runtime[RunContext]) -> dict[str, Any]:
     items = runtime.context.items(state.get("evidence_ids", []))
-    return {"lookup": lookup_answer(items)}
+    # Names the question gives beside an expression narrow its series; names inside it do not.
+    expressions = " ".join(str(item.query.get("promql", "")) for item in items)
+    about = [name for name in state["route"].services if name not in expressions]
+    return {"lookup": lookup_answer(items, about)}

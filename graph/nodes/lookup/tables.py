@@ -8,6 +8,7 @@ of a cited result, so a row is shown exactly as a reader gives it (cells clipped
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -27,7 +28,7 @@ def cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        text = f"{value:.6g}" if math.isfinite(value) else str(value)
+        text = f"{value:.12g}" if math.isfinite(value) else str(value)
     elif isinstance(value, Mapping):
         text = ", ".join(f"{k}={v}" for k, v in sorted(value.items()))
     else:
@@ -165,11 +166,15 @@ def query_text(item: Evidence) -> str:
     return f"{item.tool}({', '.join(parts)})"
 
 
-def lookup_answer(items: Sequence[Evidence]) -> LookupAnswer:
-    """The tables of the lookup's results (log queries merged into one table), with counts."""
+def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = ()) -> LookupAnswer:
+    """The tables of the lookup's results (log queries merged into one table), with counts.
+
+    `about` names the systems the question asks about beside its expression ("ReplicaLag for db-1"):
+    series tables keep the rows whose labels name one of them, when any does.
+    """
     shown = [item for item in items if item.tool in READERS]
     failed = [item for item in shown if not item.status.succeeded]
-    tables = [_table(group) for group in _groups([i for i in shown if i.status.succeeded])]
+    tables = [_narrowed(_table(group), about) for group in _groups([i for i in shown if i.status.succeeded])]
     matched = [table for table in tables if table.rows]
     if not shown:
         summary = "No query could be formed from this question: name what to read (logs, a metric, alerts)."
@@ -215,6 +220,24 @@ def _table(group: Sequence[Evidence]) -> LookupTable:
         total=len(rows),
         truncated=any(item.truncated for item in group),
     )
+
+
+def _narrowed(table: LookupTable, about: Sequence[str]) -> LookupTable:
+    if table.kind != "series" or not about:
+        return table
+    kept = [row for row in table.rows if any(_names(row[0], name) for name in about)]
+    if not kept:
+        return table
+    names = ", ".join(about)
+    return table.model_copy(
+        update={"rows": kept, "total": len(kept), "title": f"{len(kept)} series of {names}"}
+    )
+
+
+def _names(series: str, name: str) -> bool:
+    """Whether a series' label values name `name` (exactly, or as a host before its port)."""
+    values = re.findall(r'="([^"]*)"', series)
+    return any(value == name or value.split(":")[0] == name for value in values)
 
 
 def _limit(item: Evidence) -> int:
