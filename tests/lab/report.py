@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from tests.lab.judge import VERDICTS
 from tests.lab.run import LabReport
 
 
@@ -36,7 +37,7 @@ def render(report: LabReport) -> str:
             f"| {cleared} | {_cell(fault.problem)} |"
         )
     verdicts = Counter(row.judgement.verdict for row in report.rows)
-    summary = ", ".join(f"{name} {verdicts[name]}" for name in ("right", "wrong", "invented", "error"))
+    summary = ", ".join(f"{name} {verdicts[name]}" for name in VERDICTS)
     lines += [
         "",
         f"{len(report.rows)} questions: {summary}. Stack up in {report.start_s:.0f} s, "

@@ -53,3 +53,14 @@ def test_an_answer_without_a_done_event_or_with_a_5xx_is_an_error() -> None:
     assert judge(_answer(None, outcome=None), ()).verdict == "error"
     failed = Answer("q", 503, 0.1)
     assert judge(failed, ("pg-1",)).verdict == "error"
+
+
+def test_naming_an_alert_the_lab_did_not_induce_is_aside_not_invented() -> None:
+    answer = _answer(_root("web-1", "web-1 is the most likely origin (cpu saturation)."))
+    busy_host = [{"alertname": "HostHighCpuLoad", "instance": "web-1", "severity": "warning"}]
+    assert judge(answer, (), foreign=busy_host).verdict == "aside"
+    # Another subject than the firing alert's, or a value only inside a longer name, is still invented.
+    assert judge(answer, (), foreign=[{"alertname": "X", "instance": "pg-1"}]).verdict == "invented"
+    assert judge(answer, (), foreign=[{"alertname": "X", "instance": "web"}]).verdict == "invented"
+    # A fault's question is judged by its culprit whatever else fires.
+    assert judge(answer, ("/checkout",), foreign=busy_host).verdict == "wrong"
