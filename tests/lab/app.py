@@ -1,15 +1,20 @@
 """The lab's storefront: a small HTTP app instrumented with prometheus-client, whose latency and error
-rate on /checkout switch at runtime with a "deploy", plus a load generator so its metrics move."""
+rate on /checkout switch at runtime with a "deploy", plus a load generator so its metrics move. It
+writes its own JSON-lines log (a deploy, and each failed checkout with its cause when it has one), the
+one place where a cause that no metric names shows."""
 
 from __future__ import annotations
 
+import json
 import random
 import threading
 import time
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Info, generate_latest
 
@@ -28,10 +33,13 @@ class Release:
 class Storefront:
     """The app's state and its metrics, in a registry of its own (never the process default)."""
 
-    def __init__(self) -> None:
+    def __init__(self, log_path: Path | None = None) -> None:
         self.registry = CollectorRegistry()
         self.release = Release()
         self._lock = threading.Lock()
+        self._log_path = log_path
+        # What a failing /checkout logs, set by an outage rather than a deploy: no metric names it.
+        self._outage: tuple[float, str] | None = None
         self.requests = Counter(
             "http_requests_total",
             "HTTP requests served",
@@ -58,11 +66,34 @@ class Storefront:
             self.release = release
         self.build.info({"version": release.version})
         self.deployed_at.set(time.time())
+        self.log("info", f"deployed version {release.version}")
+
+    def break_checkout(self, error_ratio: float, cause: str) -> None:
+        """An outage with no deploy: `error_ratio` of checkouts fail, each logging `cause`."""
+        with self._lock:
+            self._outage = (error_ratio, cause)
+
+    def restore_checkout(self) -> None:
+        with self._lock:
+            self._outage = None
+        self.log("info", "checkout recovered")
+
+    def log(self, level: str, message: str, **fields: object) -> None:
+        if self._log_path is None:
+            return
+        line = {
+            "ts": datetime.now(UTC).isoformat(),
+            "level": level,
+            "logger": "storefront",
+            "message": message,
+        }
+        with self._lock, self._log_path.open("a", encoding="utf-8") as out:
+            out.write(json.dumps({**line, **fields}) + "\n")
 
     def serve(self, handler: str) -> int:
         """Handle one request; returns the status code."""
         with self._lock:
-            release = self.release
+            release, outage = self.release, self._outage
         started = time.monotonic()
         status = 200
         if handler == "/checkout":
@@ -70,6 +101,9 @@ class Storefront:
                 time.sleep(release.checkout_delay_s)
             if random.random() < release.checkout_error_ratio:
                 status = 500
+            elif outage is not None and random.random() < outage[0]:
+                status = 500
+                self.log("error", outage[1], handler=handler)
         self.latency.labels(handler).observe(time.monotonic() - started)
         self.requests.labels(handler, "GET", str(status)).inc()
         return status
@@ -102,8 +136,8 @@ def _handler_class(app: Storefront) -> type[BaseHTTPRequestHandler]:
 class RunningStorefront:
     """The storefront served on a loopback port with two load threads; `stop()` ends both."""
 
-    def __init__(self, port: int) -> None:
-        self.app = Storefront()
+    def __init__(self, port: int, log_path: Path | None = None) -> None:
+        self.app = Storefront(log_path)
         self.port = port
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler_class(self.app))
         self._server.daemon_threads = True

@@ -185,3 +185,28 @@ def slow_checkout() -> BadDeploy:
 
 def failing_checkout() -> BadDeploy:
     return BadDeploy(Release(version="v3", checkout_error_ratio=0.5), alert="HighErrorRate")
+
+
+# What the storefront logs for each failed checkout while the gateway's certificate is expired.
+GATEWAY_CERT_ERROR = (
+    "payment gateway TLS handshake failed: certificate expired (notAfter=2026-11-30T23:59:59Z) "
+    "for gateway.payments.example:443"
+)
+
+
+@dataclass
+class ExpiredGatewayCertificate:
+    """No deploy and no new metric: checkouts fail, and only the app's log says why (the gateway's
+    certificate expired). The error-rate alert fires on the generic 5xx counter."""
+
+    error_ratio: float = 0.5
+    kind: str = "application log"
+    alert: str = "HighErrorRate"
+
+    def induce(self, stack: LabStack) -> None:
+        assert stack.storefront is not None
+        stack.storefront.app.break_checkout(self.error_ratio, GATEWAY_CERT_ERROR)
+
+    def undo(self, stack: LabStack) -> None:
+        assert stack.storefront is not None
+        stack.storefront.app.restore_checkout()

@@ -77,4 +77,11 @@ SCENARIOS: tuple[Scenario, ...] = (
         fault=faults.failing_checkout,
         recovered_questions=("is checkout still returning 500s?",),
     ),
+    # The cause is only in the storefront's log file (its words, not a metric's): the answer must say it.
+    Scenario(
+        "checkout-cert-log",
+        ("why are checkouts failing?",),
+        culprits=("certificate expired",),
+        fault=faults.ExpiredGatewayCertificate,
+    ),
 )

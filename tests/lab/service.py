@@ -1,5 +1,6 @@
-"""The real service pointed at the lab: create_app with the lab's Prometheus, Alertmanager and read-only
-SQL datasources and the rule-based analyst, driven over HTTP in-process (httpx's ASGI transport)."""
+"""The real service pointed at the lab: create_app with the lab's Prometheus, Alertmanager, read-only
+SQL datasources and log files (the file logs source) and the rule-based analyst, driven over HTTP
+in-process (httpx's ASGI transport)."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def lab_settings(stack: LabStack) -> Settings:
         database_url=f"sqlite+aiosqlite:///{stack.root / 'superbiz.db'}",
         prometheus_url=stack.prometheus_url,
         alertmanager_url=stack.alertmanager_url,
-        backends={"sql_datasources": stack.sql_datasources()},
+        backends={"sql_datasources": stack.sql_datasources(), "log_files": stack.log_files()},
     )
 
 

@@ -94,6 +94,20 @@ class LabStack:
         return self.root / "spool"
 
     @property
+    def storefront_log(self) -> Path:
+        """The storefront's JSON-lines log."""
+        return self.root / "storefront" / "app.jsonl"
+
+    def log_files(self) -> dict[str, str]:
+        """The lab's log files by identity, as the service's file logs source is configured."""
+        return {
+            "storefront": str(self.storefront_log),
+            "postgres": str(self.root / "postgres.log"),
+            "mariadb": str(self.root / "mariadb-err.log"),
+            "redis": str(self.root / "redis.log"),
+        }
+
+    @property
     def prometheus_url(self) -> str:
         return f"http://127.0.0.1:{self.ports['prometheus']}"
 
@@ -146,7 +160,8 @@ class LabStack:
             ],
         )
         self._start_exporters()
-        self.storefront = RunningStorefront(self.ports["storefront"])
+        self.storefront_log.parent.mkdir()
+        self.storefront = RunningStorefront(self.ports["storefront"], self.storefront_log)
         self._cleanup.callback(self.storefront.stop)
         self._start_monitoring()
 
