@@ -12,6 +12,10 @@ aggregate `by (instance)` carry no `job` at all. So:
 - the **qualifiers** are what an SRE needs to find the thing: `instance` (when it is not already
   the primary) and the resource labels (`datname`, `mountpoint`, `device`, `queue`, `topic`).
 
+A label set with none of the list's labels is named by a label whose key says it names something
+(`DBInstanceIdentifier`, `CacheClusterId`, `host`, `hostname`, `server`, `resource_name`): vendors
+name their dimensions that way, and the list cannot know them all.
+
 `Identity.text` reads `job=node instance=db1:9100 mountpoint=/data`; `Identity.name` is the short
 name (`checkout`, `db1:9100`). An empty identity (no label of the list) is still an identity: alert
 grouping then falls back to alertname and instance, never drops the alert.
@@ -56,6 +60,9 @@ _WORKLOAD_LABELS = ("deployment", "statefulset", "daemonset", "pod")
 _SCOPE_LABEL = "namespace"
 _CONTAINER_LABEL = "container"
 INSTANCE_LABEL = "instance"
+# Keys that name a thing in vendors' own spellings, tried only when no label of the list is present.
+_NAMING_KEY = re.compile(r"[Ii]dentifier$|[a-z]Id$|_id$|^(?:host|hostname|server|resource_name)$")
+_NOT_NAMES = frozenset({"alertname", "__name__", "severity", "alertstate", "priority"})
 
 # Kubernetes pod names: <workload>-<pod-template-hash>-<5 chars> (Deployments), <workload>-<5 chars>
 # (DaemonSets, Jobs) or <workload>-<ordinal> (StatefulSets). A hash or suffix must hold a digit,
@@ -163,6 +170,9 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
             primary.append((key, value))
             name = workload_of_pod(value) if key == "pod" else value
         break
+    if not primary and (named := _vendor_name(labels)) is not None:
+        primary.append(named)
+        name = named[1]
     keys = {k for k, _ in primary}
     qualifiers: list[Pair] = []
     if INSTANCE_LABEL in order and INSTANCE_LABEL not in keys:
@@ -174,6 +184,15 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
         if value is not None and key not in keys:
             qualifiers.append((key, value))
     return Identity(tuple(primary), tuple(qualifiers), name)
+
+
+def _vendor_name(labels: Mapping[str, object]) -> Pair | None:
+    """The first (by key) label whose key says it names something, for label sets of no listed label."""
+    for key in sorted(k for k in labels if isinstance(k, str) and k not in _NOT_NAMES):
+        value = _value(labels, key)
+        if value is not None and _NAMING_KEY.search(key):
+            return (key, value)
+    return None
 
 
 def name_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_IDENTITY) -> str | None:

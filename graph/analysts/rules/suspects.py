@@ -18,6 +18,7 @@ from graph.analysts.rules.vocabulary import (
     ERROR_LEVELS,
     SEVERE_ALERTS,
     WARN_LEVELS,
+    improving,
 )
 from tools.digest.labels import name_pattern
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummary
@@ -266,7 +267,10 @@ def _near_change(pattern: LogPattern, onset: datetime) -> bool:
 
 
 def _troubling(anomaly: MetricAnomaly) -> bool:
-    """A shift in a trouble-sounding metric, in either direction, or a large shift in any metric."""
+    """A shift in a trouble-sounding metric, or a large shift in any metric; never a move its name
+    says is good news (free space growing back, errors falling): that is a recovery."""
+    if improving(anomaly.metric, anomaly.direction):
+        return False
     return bool(BAD_SIGNAL.search(anomaly.metric)) or anomaly.ratio >= 5 or anomaly.ratio <= 0.2
 
 

@@ -147,6 +147,22 @@ BAD_SIGNAL = re.compile(
     r"volume|bytes|filesystem|fs_|inode|storage",
     re.IGNORECASE,
 )
+# Metric names where more is better (free space, available memory, idle connections, hit ratios):
+# their rise is a recovery. Names where less is better (errors, latency, lag, queues): their fall is.
+MORE_IS_BETTER = re.compile(r"free|avail|remaining|idle|headroom|success|uptime|hit_?ratio", re.IGNORECASE)
+LESS_IS_BETTER = re.compile(
+    r"error|fail|5xx|latency|duration|p9\d|pending|waiting|queue|timeout|restart|oom|lag|retr|reject|"
+    r"drop|dead|throttl|lock|evict",
+    re.IGNORECASE,
+)
+
+
+def improving(metric: str, direction: str) -> bool:
+    """Whether a metric's move is good news: more of what should be high, less of what should be low."""
+    if MORE_IS_BETTER.search(metric):
+        return direction == "up"
+    return direction == "down" and bool(LESS_IS_BETTER.search(metric))
+
 
 # Category vocabulary: (category, cues found in the root cause's errors, alerts, events and metric
 # names). Text is matched as written and with vendor spellings opened up (`FreeStorageSpace` reads

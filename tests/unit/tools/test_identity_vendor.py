@@ -1,0 +1,26 @@
+"""Label sets with none of the identity list's labels are named by a vendor's naming dimension."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.identity import identity_of
+
+
+@pytest.mark.parametrize(
+    ("labels", "name"),
+    [
+        ({"DBInstanceIdentifier": "ledger-prod-7"}, "ledger-prod-7"),
+        ({"CacheClusterId": "sessions-002"}, "sessions-002"),
+        ({"env": "prod", "host": "web-node-4"}, "web-node-4"),
+        ({"alertname": "ReplicaLagHigh", "DBInstanceIdentifier": "r-1", "severity": "warning"}, "r-1"),
+    ],
+)
+def test_a_vendor_dimension_names_the_system(labels: dict[str, str], name: str) -> None:
+    assert identity_of(labels).name == name
+
+
+def test_listed_labels_still_come_first_and_ids_of_other_things_name_nothing() -> None:
+    assert identity_of({"service": "api", "host": "web-node-4"}).name == "api"
+    assert identity_of({"pid": "4242", "grid": "north"}).name is None
+    assert identity_of({"alertname": "Watchdog", "severity": "none"}).empty
