@@ -74,6 +74,24 @@ class SqlSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class DatabaseState:
+    """What a database says of itself (`inspect_database`): who holds its connections, the head of each
+    blocking chain and the sessions queued behind it, its oldest open transactions. Entries are the
+    tool's own records (application, pid, state, seconds), bounded."""
+
+    evidence_id: str
+    datasource: str
+    dialect: str
+    max_connections: int | None = None
+    total_sessions: int | None = None
+    holders: list[dict[str, object]] = field(default_factory=list)  # by application, most sessions first
+    blockers: list[dict[str, object]] = field(default_factory=list)  # heads of blocking chains
+    transactions: list[dict[str, object]] = field(default_factory=list)  # oldest open first
+    lock_waits: list[dict[str, object]] = field(default_factory=list)  # by relation
+    unavailable: dict[str, str] = field(default_factory=dict)  # aspect -> why
+
+
+@dataclass(frozen=True, slots=True)
 class RunbookPassage:
     evidence_id: str
     file: str
@@ -110,6 +128,7 @@ class Digest:
     log_patterns: list[LogPattern] = field(default_factory=list)
     alert_groups: list[AlertGroup] = field(default_factory=list)
     sql: list[SqlSummary] = field(default_factory=list)
+    databases: list[DatabaseState] = field(default_factory=list)
     runbooks: list[RunbookPassage] = field(default_factory=list)
     cases: list[CaseClue] = field(default_factory=list)
     gaps: list[SourceGap] = field(default_factory=list)

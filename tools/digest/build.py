@@ -39,6 +39,8 @@ def build_digest(
         patterns.extend(facts.patterns)
         if facts.sql is not None:
             digest.sql.append(facts.sql)
+        if facts.database is not None:
+            digest.databases.append(facts.database)
         digest.runbooks.extend(facts.runbooks)
         digest.cases.extend(facts.cases)
         if item.status is EvidenceStatus.OK and item.source is EvidenceSource.ALERTS:
@@ -51,6 +53,7 @@ def build_digest(
     digest.log_patterns = rank_patterns(_unique_patterns(patterns), bounds.max_log_patterns)
     digest.alert_groups = alerts.groups()
     digest.sql = digest.sql[: bounds.max_sql]
+    digest.databases = digest.databases[: bounds.max_sql]
     digest.runbooks = _unique_passages(digest.runbooks)[: bounds.max_runbooks]
     digest.cases = sorted(digest.cases, key=lambda c: (-c.score, c.case_id))[: bounds.max_cases]
     digest.gaps = digest.gaps[: bounds.max_gaps]

@@ -14,13 +14,22 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from tools.base import Evidence, EvidenceSource, EvidenceStatus
+from tools.digest.database import state_from
 from tools.digest.knowledge import clues_from, passages_from
 from tools.digest.labels import clip
 from tools.digest.limits import DigestLimits
 from tools.digest.logs import patterns_from
 from tools.digest.metrics import anomalies_from
 from tools.digest.sql import summary_from
-from tools.facts import CaseClue, LogPattern, MetricAnomaly, RunbookPassage, SourceGap, SqlSummary
+from tools.facts import (
+    CaseClue,
+    DatabaseState,
+    LogPattern,
+    MetricAnomaly,
+    RunbookPassage,
+    SourceGap,
+    SqlSummary,
+)
 from tools.identity_cache import IdentityCache
 
 # About six runs of distinct evidence (at most 40 items each); each entry keeps its data alive.
@@ -34,6 +43,7 @@ class ItemFacts:
     anomalies: tuple[MetricAnomaly, ...] = ()
     patterns: tuple[LogPattern, ...] = ()
     sql: SqlSummary | None = None
+    database: DatabaseState | None = None
     runbooks: tuple[RunbookPassage, ...] = ()
     cases: tuple[CaseClue, ...] = ()
     gap: SourceGap | None = None
@@ -50,6 +60,8 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
         return ItemFacts(anomalies=tuple(anomalies_from(item.id, data, now=now, limits=limits)))
     if item.source is EvidenceSource.LOGS and "lines" in data:
         return ItemFacts(patterns=tuple(patterns_from(item.id, data, now=now, limits=limits)))
+    if item.source is EvidenceSource.SQL and "introspection" in data:
+        return ItemFacts(database=state_from(item.id, data))
     if item.source is EvidenceSource.SQL and ("rows" in data or "tables" in data):
         return ItemFacts(sql=summary_from(item.id, data, limits=limits))
     if item.source is EvidenceSource.KNOWLEDGE:
@@ -82,16 +94,19 @@ class ItemFactsCache:
 
 def _labelled(facts: ItemFacts, evidence_id: str) -> ItemFacts:
     """`facts` citing `evidence_id` (the same object when they already do)."""
-    cited: list[MetricAnomaly | LogPattern | RunbookPassage | CaseClue | SqlSummary]
+    cited: list[MetricAnomaly | LogPattern | RunbookPassage | CaseClue | SqlSummary | DatabaseState]
     cited = [*facts.anomalies, *facts.patterns, *facts.runbooks, *facts.cases]
     if facts.sql is not None:
         cited.append(facts.sql)
+    if facts.database is not None:
+        cited.append(facts.database)
     if all(fact.evidence_id == evidence_id for fact in cited):
         return facts
     return ItemFacts(
         anomalies=tuple(replace(a, evidence_id=evidence_id) for a in facts.anomalies),
         patterns=tuple(replace(p, evidence_id=evidence_id) for p in facts.patterns),
         sql=None if facts.sql is None else replace(facts.sql, evidence_id=evidence_id),
+        database=None if facts.database is None else replace(facts.database, evidence_id=evidence_id),
         runbooks=tuple(replace(r, evidence_id=evidence_id) for r in facts.runbooks),
         cases=tuple(replace(c, evidence_id=evidence_id) for c in facts.cases),
     )

@@ -14,6 +14,7 @@ _NUMBER = re.compile(r"(?<![\w$.])[-+]?(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][-+
 _LIST = re.compile(r"\(\s*\?(?:\s*,\s*\?)+\s*\)")
 _ROWS = re.compile(r"\(\?\+\)(?:\s*,\s*\(\?\+\))+")
 _SPACE = re.compile(r"\s+")
+_CUT_STRING = re.compile(r"(?:\b[eEbBxXnN])?'.*\Z", re.DOTALL)
 
 
 def fingerprint(query: str | None) -> str:
@@ -24,8 +25,7 @@ def fingerprint(query: str | None) -> str:
     text = _COMMENT.sub(" ", query)
     text = _STRING.sub("?", text)
     # A value cut mid-string (the server gives the first N characters) still hides its tail.
-    if "'" in text:
-        text = text[: text.index("'")] + "?"
+    text = _CUT_STRING.sub("?", text)
     text = _NUMBER.sub("?", text)
     text = _LIST.sub("(?+)", text)
     text = _ROWS.sub("(?+)", text)

@@ -9,6 +9,7 @@ PROCESSLIST, INNODB_TRX and the lock waits) and, for replica status, `SLAVE MONI
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, get_args
 
@@ -28,6 +29,13 @@ _BY_DIALECT: Mapping[str, Mapping[str, Callable[[Reader], Awaitable[Section]]]] 
     dialect: {aspect: getattr(module, aspect) for aspect in ASPECTS}
     for dialect, module in (("postgres", introspect_postgres), ("mysql", introspect_mysql))
 }
+# Words that put a database in question (the engines this tool reads and what it reports on), matched in a
+# question, an alert's name and labels, a metric's name split at underscores or an error log template.
+IMPLICATING_WORDS = re.compile(
+    r"\b(?:postgres\w*|pg|mysql\w*|mariadb|innodb|databases?|db|sql|datname|deadlocks?|locks?|locked|"
+    r"blocking|blocked|connections?|transactions?|replicas?|replication|quer(?:y|ies)|tablespace)\b",
+    re.IGNORECASE,
+)
 # Refusals mean the datasource may not be asked at all (disabled role), not that one aspect is missing.
 _WHOLE_CALL = (EvidenceStatus.REJECTED,)
 

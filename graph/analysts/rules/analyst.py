@@ -15,6 +15,7 @@ from graph.analysts.base import (
 )
 from graph.analysts.rules.answer import answer_question
 from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.introspection import with_database_cause
 from graph.analysts.rules.lookup import plan_lookup
 from graph.analysts.rules.plan import plan_discovery, plan_followup, plan_targeted
 from graph.analysts.rules.repair import repair_draft
@@ -43,7 +44,7 @@ class RuleAnalyst:
     async def diagnose(self, request: DiagnoseRequest, meter: ModelMeter) -> Draft:
         if request.route.route == "simple":
             return answer_question(request)
-        return diagnose_digest(request, self._stack)
+        return with_database_cause(diagnose_digest(request, self._stack), request.digest)
 
     async def repair(self, request: RepairRequest, meter: ModelMeter) -> Repair:
         return repair_draft(request)

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
+from graph.analysts.rules.introspection import introspection_calls
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
 from tools.facts import Digest
@@ -58,7 +59,8 @@ def plan_targeted(request: PlanRequest) -> Plan:
     if request.route.route != "complex":
         return Plan()
     focus = focus_services(request)
-    calls = _log_calls(focus) + _metric_calls(request) + _sql_calls(request)
+    # A database's own state first when one is implicated: it names who blocks or holds what.
+    calls = introspection_calls(request) + _log_calls(focus) + _metric_calls(request) + _sql_calls(request)
     if alert_terms := _alert_terms(request.digest):
         calls.append(PlannedCall(tool="search_runbooks", args={"query": alert_terms, "limit": 3}))
     if "list_targets" in request.tool_names:
@@ -72,7 +74,8 @@ def plan_followup(request: PlanRequest) -> Plan:
     """Third round: for each table sampled, count rows per state-like column and read the newest rows."""
     if request.route.route != "complex":
         return Plan()
-    calls: list[PlannedCall] = []
+    # Round 2's errors may implicate a database only now (repeats of round 2's calls are dropped).
+    calls = introspection_calls(request)
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)
         if match is None or not summary.columns:

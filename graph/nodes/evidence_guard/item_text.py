@@ -26,6 +26,8 @@ ENTITY_KEYS = frozenset(
     {
         "service",
         "app",
+        # A session's application as a database reports it (inspect_database): a name a claim can state.
+        "application",
         "job",
         "instance",
         "host",
