@@ -36,9 +36,14 @@ SCENARIOS: tuple[Scenario, ...] = (
     ),
     Scenario(
         "pg-connection-leak",
-        ("why is the database running out of connections?",),
+        ("why is the database running out of connections?", "who holds the connections?"),
         culprits=(faults.LEAK_APP, "payments", "pg-1"),
         fault=faults.ConnectionLeak,
+        # A leak is found by naming who holds the connections: the leaking application.
+        strict={
+            "why is the database running out of connections?": (faults.LEAK_APP,),
+            "who holds the connections?": (faults.LEAK_APP,),
+        },
     ),
     Scenario(
         "host-cpu",
