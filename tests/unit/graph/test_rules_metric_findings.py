@@ -184,9 +184,20 @@ VOLUME = _anomaly(
     ],
 )
 def test_storage_metrics_are_trouble_even_when_the_step_is_small(metric: str) -> None:
-    moderate = _anomaly(metric, {"job": "ledger-writer"}, baseline=110.0, recent=200.0, peak=200.0)
+    # Free or available space is trouble when it falls; used space when it rises.
+    before, after = (200.0, 110.0) if ("avail" in metric or "free" in metric) else (110.0, 200.0)
+    moderate = _anomaly(metric, {"job": "ledger-writer"}, baseline=before, recent=after, peak=after)
     ranking = rank_suspects(Digest(anomalies=[moderate]))
     assert [s.service for s in ranking.ranked] == ["ledger-writer"]
+
+
+@pytest.mark.parametrize("metric", ["node_filesystem_avail_bytes", "FreeStorageSpace", "http_5xx_errors"])
+def test_a_move_the_name_calls_good_news_is_a_recovery_not_trouble(metric: str) -> None:
+    better = (100.0, 400.0) if "rror" not in metric else (400.0, 100.0)
+    recovered = _anomaly(
+        metric, {"job": "ledger-writer"}, baseline=better[0], recent=better[1], peak=better[1]
+    )
+    assert rank_suspects(Digest(anomalies=[recovered])).ranked == []
 
 
 def test_a_filling_volume_is_cited_and_the_category_is_disk_full() -> None:
