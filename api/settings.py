@@ -89,7 +89,8 @@ class BackendSettings(BaseModel):
     cache_capacity: PositiveInt = _TOOL.cache_capacity
     run_evidence_budget_bytes: PositiveInt = _TOOL.run_evidence_budget_bytes
     # name -> SQLAlchemy-style URL of a read-only datasource, e.g.
-    # {"orders": "mysql://ro:pw@127.0.0.1/orders"}; unknown names fail closed.
+    # {"orders": "mysql://ro:pw@127.0.0.1/orders"}; unknown names fail closed. Database introspection
+    # (inspect_database) reads other sessions only with pg_monitor (PostgreSQL) / PROCESS (MariaDB, MySQL).
     sql_datasources: dict[str, SecretStr] = Field(default_factory=dict)
     # Start-up refuses a datasource whose role can write, create, read server files or signal
     # backends; true (labs only) serves it anyway, with a loud warning at start-up.
