@@ -11,6 +11,20 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 TableKind = Literal["log_lines", "series", "alerts", "targets", "rules", "rows"]
+# The tools whose results a lookup shows as tables (`graph.nodes.lookup.tables.READERS` reads each).
+LOOKUP_TOOLS: tuple[str, ...] = (
+    "query_logs",
+    "query_promql_instant",
+    "query_promql",
+    "read_metric",
+    "query_metric",
+    "list_alerts",
+    "list_targets",
+    "list_rules",
+    "query_mysql",
+)
+# Calls a model may plan for one lookup.
+MAX_LOOKUP_CALLS = 4
 
 
 class LookupTable(BaseModel):

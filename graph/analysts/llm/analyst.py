@@ -34,6 +34,7 @@ from graph.analysts.base import (
     Route,
     RouteRequest,
 )
+from graph.analysts.llm.lookup import lookup_calls, lookup_payload
 from graph.analysts.llm.model import ModelConfig, ModelGate, build_chat_model
 from graph.analysts.llm.payload import (
     MAX_FACTS_PER_KIND,
@@ -43,7 +44,13 @@ from graph.analysts.llm.payload import (
     evidence_view,
     history_view,
 )
-from graph.analysts.llm.prompts import DIAGNOSE_PROMPT, PLAN_PROMPT, REPAIR_PROMPT, ROUTE_PROMPT
+from graph.analysts.llm.prompts import (
+    DIAGNOSE_PROMPT,
+    LOOKUP_PROMPT,
+    PLAN_PROMPT,
+    REPAIR_PROMPT,
+    ROUTE_PROMPT,
+)
 from graph.analysts.rules.route import confident_route
 from tools.facts import Digest
 
@@ -93,6 +100,8 @@ class LlmAnalyst:
         return await self._ask(Route, ROUTE_PROMPT, payload, meter)
 
     async def plan(self, request: PlanRequest, meter: ModelMeter) -> Plan:
+        if request.route.route == "lookup":
+            return await self._plan_lookup(request, meter)
         if not asks_model_to_plan(request):
             return await self._rules.plan(request, meter)
         payload = compact(
@@ -134,6 +143,14 @@ class LlmAnalyst:
         )
         repair = await self._ask(Repair, REPAIR_PROMPT, payload, meter)
         return repair.model_copy(update={"calls": repair.calls[: request.remaining_tool_calls]})
+
+    async def _plan_lookup(self, request: PlanRequest, meter: ModelMeter) -> Plan:
+        """The rules run a query the question's grammar names; the model translates any other."""
+        planned = await self._rules.plan(request, meter)
+        if planned.calls or request.round != 1:
+            return planned
+        plan = await self._ask(Plan, LOOKUP_PROMPT, lookup_payload(request), meter)
+        return Plan(calls=lookup_calls(plan.calls, request.remaining_tool_calls))
 
     def _forced_call(self, schema: type[BaseModel]) -> Runnable[LanguageModelInput, AIMessage]:
         if schema not in self._bindings:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from graph.analysts.lookup import LOOKUP_TOOLS, MAX_LOOKUP_CALLS
 from graph.analysts.rules.vocabulary import CATEGORY_NAMES
-from tools.toolbox.catalog import TOOLS
+from tools.toolbox.catalog import TOOLS, TOOLS_BY_NAME
 
 ROUTE_PROMPT = """\
 You route questions for an incident-diagnosis service used by on-call engineers.
 Answer with the Route tool. route="simple" for greetings, how-to questions and runbook questions that need
-no live telemetry; route="complex" for anything that asks why something is wrong, slow, failing or alerting.
+no live telemetry; route="lookup" for questions that ask for data itself: show, list, find or grep log lines,
+the last N lines, the value of a metric, run a PromQL or SQL query, which alerts are firing, which targets are
+down; route="complex" for anything that asks why something is wrong, slow, failing or alerting, or what the
+issue with something is.
 resolved_query restates the question on its own, resolving references such as "that" or "it" against the
 prior turns given; services lists service names the question mentions."""
 
@@ -49,7 +53,18 @@ draft that fixes every listed violation (drop or rewrite claims that the cited e
 cite only evidence ids that exist and succeeded), or, if may_gather is true and evidence is missing, return
 calls for the specific evidence needed instead of a draft."""
 
-PROMPTS = (ROUTE_PROMPT, PLAN_PROMPT, DIAGNOSE_PROMPT, REPAIR_PROMPT)
+LOOKUP_PROMPT = f"""\
+You translate a data question of an on-call engineer into the tool calls that read exactly that data.
+Answer with the Plan tool: at most {MAX_LOOKUP_CALLS} calls, with the filters the question gives (service,
+level, a phrase the lines contain, stream labels such as namespace or pod, a window in minutes, a line limit,
+a PromQL expression, a datasource and one read-only statement). Do not diagnose and do not add calls
+the question does not ask for; the rows the calls return are the answer. The lookup tools:
+""" + "\n".join(
+    f"- {name} {{{', '.join(TOOLS_BY_NAME[name].args.model_fields)}}}: {TOOLS_BY_NAME[name].description}"
+    for name in LOOKUP_TOOLS
+)
+
+PROMPTS = (ROUTE_PROMPT, PLAN_PROMPT, DIAGNOSE_PROMPT, REPAIR_PROMPT, LOOKUP_PROMPT)
 
 # Lines the semantic guard looks for in released text: a draft must never echo its instructions.
 PROMPT_LINES = tuple(line.strip() for prompt in PROMPTS for line in prompt.splitlines() if line.strip())
