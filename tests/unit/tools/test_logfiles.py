@@ -9,14 +9,18 @@ import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 
+from api.backends import build_sources
+from api.settings import Settings
 from tools.base import EvidenceStatus, LogQuery, SourceError, TimeWindow
 from tools.logfiles import LogFiles
 from tools.logfiles.client import _read_stream, _Stream
 from tools.logfiles.formats import detect
 from tools.logfiles.journal import to_line
 from tools.logfiles.tail import Budget, chains
+from tools.loki import LokiClient
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 LOCAL = NOW.astimezone()  # zone-less formats are written in the host's local time
@@ -217,3 +221,17 @@ def test_journal_entries_become_lines_with_unit_identity() -> None:
     assert line is not None
     assert (line.ts, dict(line.labels)) == (at(1), {"service": "nginx", "level": "fatal", "host": "web-1"})
     assert line.message == "caf\ufffd"
+
+
+async def test_the_service_reads_log_files_when_no_loki_is_configured(tmp_path: Path) -> None:
+    files = {"backends": {"log_files": {"svc": str(tmp_path / "*.log")}}}
+    async with httpx.AsyncClient() as http:
+        alone = build_sources(Settings(**files), http, cases=None)  # type: ignore[arg-type]
+        beside_loki = build_sources(Settings(loki_url="http://loki:3100", **files), http, cases=None)  # type: ignore[arg-type]
+        with_journal = build_sources(
+            Settings(backends={"log_journal_path": str(tmp_path / "x.journal")}), http, cases=None
+        )
+
+    assert isinstance(alone.logs, LogFiles) and alone.metrics is None  # the demo world is not consulted
+    assert isinstance(beside_loki.logs, LokiClient)
+    assert isinstance(with_journal.logs, LogFiles)
