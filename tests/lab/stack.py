@@ -103,7 +103,9 @@ class LabStack:
         return {
             "storefront": str(self.storefront_log),
             "postgres": str(self.root / "postgres.log"),
-            "mariadb": str(self.root / "mariadb-err.log"),
+            # mariadbd (user mysql) cannot create --log-error in the root-owned lab directory, so its
+            # error log goes to stderr, which the lab keeps in mysql.log.
+            "mariadb": str(self.root / "mysql.log"),
             "redis": str(self.root / "redis.log"),
         }
 
