@@ -30,6 +30,8 @@ from tools.prometheus.series import series_key
 
 _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 _EVERY_SERIES = '{__name__=~".+"}'
+# A selector with an equality matcher on `instance`: the series of one scrape target.
+_ONE_TARGET = re.compile(r'[{,]\s*instance\s*=\s*"')
 
 
 class _RuleAlert(BaseModel):
@@ -128,11 +130,29 @@ class PrometheusClient(HttpSource):
         return [_alert(alert) for alert in data.alerts[:limit]]
 
     async def metric_names(self, *, match: Sequence[str], window: TimeWindow, limit: int) -> list[str]:
-        """Names from the label-values index: its size is the number of names, not of series."""
+        """Names from the label-values index: its size is the number of names, not of series.
+
+        Names under selectors that each pin one scrape target (`instance="..."`) are asked of PromQL
+        instead: Prometheus 2.42 answers label values with `match[]` by walking the postings of every
+        value of `__name__`, i.e. every series of the TSDB (2 ms at 10k series, 20-40 ms at 500k),
+        while a query selects only the target's own series."""
+        if match and all(_ONE_TARGET.search(selector) for selector in match):
+            return sorted(await self._names_by_query(match, window))[:limit]
         params = [*(("match[]", selector) for selector in match), *_window_params(window)]
         raw = await self._api.get_data("/api/v1/label/__name__/values", params)
         values: list[str] = _parse(_STRINGS, raw)
         return sorted(values)[:limit]
+
+    async def _names_by_query(self, match: Sequence[str], window: TimeWindow) -> set[str]:
+        """Names of the series the selectors match that have a sample in the window (one series per
+        name comes back, whatever the target's cardinality)."""
+        seconds = max(1, round((window.end - window.start).total_seconds()))
+        inner = " or ".join(f"last_over_time({selector}[{seconds}s])" for selector in match)
+        params = [("query", f"group by (__name__) ({inner})"), ("time", f"{window.end.timestamp():.3f}")]
+        answer = _parse(_INSTANT, await self._api.get_data("/api/v1/query", params))
+        if isinstance(answer, _Scalar):
+            return set()
+        return {name for item in answer.result if (name := item.metric.get("__name__"))}
 
     async def metadata(self, *, metric: str) -> MetricMetadata | None:
         """The declared type, help and unit of one metric family (one entry asked for)."""
