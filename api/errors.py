@@ -182,3 +182,10 @@ def install_error_handlers(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, on_validation_error)
     app.add_exception_handler(sa_exc.SQLAlchemyError, on_database_error)
     app.add_exception_handler(Exception, on_unexpected)
+
+
+class ReportNotAvailable(NotFound):
+    """The run exists but has no released diagnosis report (still running, failed, or a short answer)."""
+
+    code = "REPORT_NOT_AVAILABLE"
+    message = "This run has no released diagnosis report."

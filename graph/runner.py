@@ -28,6 +28,7 @@ from graph.context import (
 )
 from graph.nodes.fallback import deadline_fallback
 from graph.recorder import CANCELLED, FAILED, RunObserver, TraceRecorder
+from graph.report_markdown import with_markdown
 from graph.state import DiagnosisState
 from tools.redaction import redact, redact_data
 
@@ -200,7 +201,8 @@ def _result(final: dict[str, Any], ctx: RunContext, *, finished: bool) -> RunRes
         outcome=outcome,
         # The answer is written from masked evidence, but a model may still echo a secret (from the
         # question, or spelled out itself): what leaves the graph for the client and the store is masked.
-        content=redact_data(final["content"]),
+        # A diagnosis report also carries its Markdown (`payload.markdown`), written from the masked payload.
+        content=with_markdown(redact_data(final["content"])),
         route=route.route if route is not None else None,
         trace=trace,
         self_evaluation=evaluation,

@@ -43,6 +43,7 @@ OPERATIONS = [
     "POST /api/ai_ops",
     "GET /api/chat/session/{sessionId}/runs",
     "GET /api/diagnosis/{sessionId}/trace",
+    "GET /api/diagnosis/{sessionId}/report.md",
     "POST /api/feedback",
 ]
 # An operation without parameters or body has no invalid input: only valid requests are possible.
