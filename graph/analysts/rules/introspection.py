@@ -90,6 +90,7 @@ def with_database_cause(draft: Draft, digest: Digest) -> Draft:
     return draft.model_copy(
         update={
             "kind": "diagnosis",
+            "verdict": "incident",  # model_copy runs no validator: the verdict is set with healthy
             "healthy": False,
             "summary": summary,
             "root_cause": RootCause(

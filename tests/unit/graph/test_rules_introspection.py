@@ -132,7 +132,7 @@ def test_the_leaking_application_is_named_with_its_share_of_max_connections() ->
     draft = with_database_cause(
         Draft(summary="No incident found.", healthy=True), build_digest([LEAK], now=NOW)
     )
-    assert not draft.healthy and _check(draft, [LEAK]) == []
+    assert (draft.healthy, draft.verdict) == (False, "incident") and _check(draft, [LEAK]) == []
 
 
 def test_a_quiet_database_names_no_cause() -> None:
