@@ -3,7 +3,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 PYTHON ?= python3
 
-.PHONY: run test lint typecheck pytest migrate eval bench lab clean
+.PHONY: run test lint typecheck pytest migrate eval bench lab lab-stack clean
 
 $(BIN)/.synced: pyproject.toml uv.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ bench: $(BIN)/.synced
 # The live fault lab (tests/lab, README "Live fault lab"): real faults on a throwaway stack, a verdict table.
 lab: $(BIN)/.synced
 	$(BIN)/python -m tests.lab
+
+# Only the lab's stack, held until Ctrl-C: prints the settings that point `make run` at it (README).
+lab-stack: $(BIN)/.synced
+	$(BIN)/python -m tests.lab --stack-only
 
 clean:
 	rm -rf $(VENV) var .mypy_cache .pytest_cache .ruff_cache

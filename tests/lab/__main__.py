@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+from tests.lab.monitoring import INSTANCES
 from tests.lab.report import render
 from tests.lab.run import run_lab
 from tests.lab.scenarios import SCENARIOS
@@ -45,16 +46,43 @@ def _hold_stack() -> int:
     stack = LabStack()
     try:
         stack.start()
-        print(f"SUPERBIZ_PROMETHEUS_URL={stack.prometheus_url}")
-        print(f"SUPERBIZ_ALERTMANAGER_URL={stack.alertmanager_url}")
-        print(f"SUPERBIZ_BACKENDS__SQL_DATASOURCES='{json.dumps(stack.sql_datasources())}'")
-        print(f"# PostgreSQL (superuser): {stack.pg_dsn()}; Ctrl-C stops everything", flush=True)
+        # The settings first, as `export` lines a shell can take as they are; then what is running.
+        print(f"export SUPERBIZ_PROMETHEUS_URL={stack.prometheus_url}")
+        print(f"export SUPERBIZ_ALERTMANAGER_URL={stack.alertmanager_url}")
+        print(f"export SUPERBIZ_BACKENDS__SQL_DATASOURCES='{json.dumps(stack.sql_datasources())}'")
+        for line in _stack_lines(stack):
+            print(f"# {line}")
+        print("# Ctrl-C (SIGINT) stops everything and removes its files", flush=True)
         threading.Event().wait()
     except KeyboardInterrupt:
         pass
     finally:
         stack.close()
     return 0
+
+
+def _stack_lines(stack: LabStack) -> list[str]:
+    """Where each piece listens, under the instance names Prometheus gives them, and the spool a
+    HostFilesystemAlmostFull fault fills: what a walkthrough needs to look at or break by hand."""
+    ports = stack.ports
+    exporters = {
+        "node": ports["node"],
+        "postgres": ports["pg_exporter"],
+        "redis": ports["redis_exporter"],
+        "mysqld": ports["mysqld_exporter"],
+        "storefront": ports["storefront"],
+    }
+    lines = [
+        f"job {job} instance {INSTANCES[job]}: http://127.0.0.1:{port}/metrics"
+        for job, port in exporters.items()
+    ]
+    return [
+        *lines,
+        f"PostgreSQL superuser: {stack.pg_dsn()}",
+        f"MariaDB root: mysql -uroot -h127.0.0.1 -P{ports['mysql']}",
+        f"Redis: redis-cli -p {ports['redis']}",
+        f"tmpfs spool (64 MB, HostFilesystemAlmostFull below 10 % free): {stack.spool}",
+    ]
 
 
 if __name__ == "__main__":
