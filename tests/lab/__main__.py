@@ -7,6 +7,8 @@ import argparse
 import asyncio
 import json
 import logging
+import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -43,6 +45,11 @@ def main() -> int:
 
 
 def _hold_stack() -> int:
+    # SIGTERM, and SIGINT too: a shell starts a background job with SIGINT ignored, so Python would
+    # never raise KeyboardInterrupt and a plain kill would leave the databases and the tmpfs behind.
+    stop = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, lambda *_: stop.set())
     stack = LabStack()
     try:
         stack.start()
@@ -52,10 +59,12 @@ def _hold_stack() -> int:
         print(f"export SUPERBIZ_BACKENDS__SQL_DATASOURCES='{json.dumps(stack.sql_datasources())}'")
         for line in _stack_lines(stack):
             print(f"# {line}")
-        print("# Ctrl-C (SIGINT) stops everything and removes its files", flush=True)
-        threading.Event().wait()
-    except KeyboardInterrupt:
-        pass
+        print(
+            f"# Ctrl-C or kill {os.getpid()} (SIGINT/SIGTERM) stops everything and removes its files",
+            flush=True,
+        )
+        while not stop.wait(1.0):
+            pass
     finally:
         stack.close()
     return 0
