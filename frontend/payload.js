@@ -33,11 +33,34 @@ function isAnswer(p) {
   );
 }
 
+const isCount = (value) => Number.isInteger(value) && value >= 0;
+const TABLE_KINDS = ["log_lines", "series", "alerts", "targets", "rules", "rows"];
+
+function isTable(t) {
+  return (
+    isObject(t) && TABLE_KINDS.includes(t.kind) && isText(t.title) && isText(t.query) &&
+    Array.isArray(t.evidence_ids) && t.evidence_ids.every(isText) &&
+    Array.isArray(t.columns) && t.columns.every(isText) &&
+    Array.isArray(t.rows) && t.rows.every((row) => Array.isArray(row) && row.length === t.columns.length && row.every(isText)) &&
+    isCount(t.total) && typeof t.truncated === "boolean"
+  );
+}
+
+/** True for a lookup payload `{summary, nothing_matched, tables, evidence, degraded}`. */
+export function isLookupResult(p) {
+  return (
+    isObject(p) && isText(p.summary) && typeof p.nothing_matched === "boolean" && typeof p.degraded === "boolean" &&
+    Array.isArray(p.tables) && p.tables.every(isTable) &&
+    Array.isArray(p.evidence) && p.evidence.every((e) => isObject(e) && ["id", "source", "tool", "title", "status"].every((k) => isText(e[k])))
+  );
+}
+
 /** True when `content` is `{content_type, payload}` of a type this page knows how to render. */
 export function isTypedContent(content) {
   if (!hasExactKeys(content, ["content_type", "payload"]) || !isObject(content.payload)) return false;
   if (content.content_type === "diagnosis_report") return isDiagnosisReport(content.payload);
   if (content.content_type === "answer") return isAnswer(content.payload);
+  if (content.content_type === "lookup_result") return isLookupResult(content.payload);
   return false;
 }
 

@@ -2,6 +2,7 @@
 // Every string from a user, tool, log line or model goes in through textContent, never as markup.
 
 import { postFeedback } from "./api.js";
+import { lookupView } from "./lookup.js";
 
 /** Build an element; `children` are nodes or strings (strings become text nodes). */
 export function el(tag, attrs = {}, ...children) {
@@ -136,6 +137,7 @@ function answerView(payload) {
 
 /** Render a validated `{content_type, payload}` (see api.isTypedContent). */
 export function contentView(content) {
+  if (content.content_type === "lookup_result") return lookupView(content.payload);
   return content.content_type === "diagnosis_report" ? reportView(content.payload) : answerView(content.payload);
 }
 

@@ -88,6 +88,9 @@ function evidenceView(answer) {
   if (answer && answer.content_type === "diagnosis_report" && Array.isArray(answer.payload?.evidence) && answer.payload.evidence.length) {
     return evidenceTable(answer.payload.evidence.map((e) => ({ id: text(e.id), source: text(e.source), tool: text(e.tool), title: text(e.title), status: text(e.status) })));
   }
+  if (answer && answer.content_type === "lookup_result" && Array.isArray(answer.payload?.evidence) && answer.payload.evidence.length) {
+    return evidenceTable(answer.payload.evidence.map((e) => ({ id: text(e.id), source: text(e.source), tool: text(e.tool), title: text(e.title), status: text(e.status) })));
+  }
   if (answer && answer.content_type === "answer" && Array.isArray(answer.payload?.sources) && answer.payload.sources.length) {
     return el("ul", {}, answer.payload.sources.map((s) => el("li", {}, el("code", { text: text(s.id) }), ` ${text(s.title)}`)));
   }

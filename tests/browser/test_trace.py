@@ -26,7 +26,7 @@ async def test_answer_links_to_trace_with_diagram_of_path(page: Page, fake: Fake
     visited = await diagram.locator('g.node[data-visited="true"]').evaluate_all(
         "nodes => nodes.map(n => n.dataset.node)"
     )
-    assert sorted(visited) == sorted(set(ALL_NODES) - {"fallback"})
+    assert sorted(visited) == sorted(set(ALL_NODES) - {"fallback", "lookup"})  # a diagnosis, not a lookup
     await expect(diagram.locator('g.node[data-final="true"]')).to_have_attribute("data-node", "composer")
     await expect(diagram.locator('g.node[data-node="diagnose"]')).to_contain_text("step 4, 7")
     await expect(diagram).to_contain_text("re-draft")
