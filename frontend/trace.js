@@ -85,10 +85,8 @@ function toolsView(invocations) {
 }
 
 function evidenceView(answer) {
-  if (answer && answer.content_type === "diagnosis_report" && Array.isArray(answer.payload?.evidence) && answer.payload.evidence.length) {
-    return evidenceTable(answer.payload.evidence.map((e) => ({ id: text(e.id), source: text(e.source), tool: text(e.tool), title: text(e.title), status: text(e.status) })));
-  }
-  if (answer && answer.content_type === "lookup_result" && Array.isArray(answer.payload?.evidence) && answer.payload.evidence.length) {
+  const listsEvidence = ["diagnosis_report", "lookup_result"].includes(answer?.content_type);
+  if (listsEvidence && Array.isArray(answer.payload?.evidence) && answer.payload.evidence.length) {
     return evidenceTable(answer.payload.evidence.map((e) => ({ id: text(e.id), source: text(e.source), tool: text(e.tool), title: text(e.title), status: text(e.status) })));
   }
   if (answer && answer.content_type === "answer" && Array.isArray(answer.payload?.sources) && answer.payload.sources.length) {
