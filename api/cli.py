@@ -134,8 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--token", help="bearer token, when the server requires one")
     demo.set_defaults(handler=_demo)
 
+    from api.ask import add_ask_command
     from api.evaluation.cli import add_eval_commands
 
+    add_ask_command(commands)
     add_eval_commands(commands)
     return parser
 
