@@ -32,7 +32,7 @@ const EDGES = [
   ["planner", "executors", ""],
   ["executors", "planner", "join", [[110, 180], [110, 112]]],
   ["planner", "diagnose", "enough", [[40, 98], [40, 255]]],
-  ["planner", "lookup", "lookup", [[470, 118]]],
+  ["planner", "lookup", "lookup", [[470, 124]]],
   ["lookup", "evidence_guard", "", [[345, 180], [345, 290], [300, 290]]],
   ["diagnose", "evidence_guard", ""],
   ["evidence_guard", "semantic_guard", "ok"],
