@@ -111,7 +111,8 @@ class Journal:
 
     async def query_range(self, query: LogQuery) -> list[LogLine]:
         arguments = ["--reverse", *_since_until(query.window)]
-        arguments += ["-n", str(self._scan_entries if query.contains else query.limit)]
+        # Filters journalctl cannot apply (text, other labels) are applied here, over a wider scan.
+        arguments += ["-n", str(self._scan_entries if query.contains or query.labels else query.limit)]
         if query.level is not None:
             arguments += ["-p", _PRIORITIES[query.level]]
         if query.service is not None:
