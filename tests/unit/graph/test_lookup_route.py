@@ -1,0 +1,178 @@
+"""Which questions are lookups: the rules read a data question's grammar (verbs, quoted phrases, N lines,
+levels, labels, a PromQL expression or a metric asked for now), never the names of a world."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graph.analysts.base import PlanRequest, Route, RouteRequest
+from graph.analysts.rules.lookup import lookup_ask, plan_lookup
+from graph.analysts.rules.route import confident_route, route_question
+
+# (question, tool, arguments the call must carry)
+LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
+    (
+        "the last 20 lines containing ERROR from api in namespace shop",
+        "query_logs",
+        {"limit": 20, "service": "api", "labels": {"namespace": "shop"}, "level": "error"},
+    ),
+    (
+        "Post the last 20 lines containing ERROR from pollen in namespace garden.",
+        "query_logs",
+        {"limit": 20, "service": "pollen", "labels": {"namespace": "garden"}},
+    ),
+    ("Show the errors in the payment logs", "query_logs", {"service": "payment", "level": "error"}),
+    (
+        "show me the errors in ripeness-scorer's logs.",
+        "query_logs",
+        {"service": "ripeness-scorer", "level": "error"},
+    ),
+    (
+        "Find 'connection refused' in the gateway logs",
+        "query_logs",
+        {"service": "gateway", "contains": "connection refused"},
+    ),
+    ("grep timeout in payment logs", "query_logs", {"service": "payment", "contains": "timeout"}),
+    (
+        "List the WARN lines from census in the last hour.",
+        "query_logs",
+        {"service": "census", "level": "warn", "window_minutes": 60},
+    ),
+    (
+        "Can you show me the last 50 log lines of inventory?",
+        "query_logs",
+        {"service": "inventory", "limit": 50},
+    ),
+    (
+        "show logs for checkout in the last 30 minutes",
+        "query_logs",
+        {"service": "checkout", "window_minutes": 30},
+    ),
+    ("tail the inventory logs", "query_logs", {"service": "inventory"}),
+    (
+        "show errors from pod web-7f in namespace prod",
+        "query_logs",
+        {"labels": {"pod": "web-7f", "namespace": "prod"}},
+    ),
+    ("Which alerts are firing?", "list_alerts", {}),
+    ("which alerts are firing for checkout?", "list_alerts", {"service": "checkout"}),
+    ("List all alerts", "list_alerts", {}),
+    ("Which targets are down?", "list_targets", {"health": "down"}),
+    ("list scrape targets", "list_targets", {}),
+    ("please list the alerting rules", "list_rules", {"kind": "alerting"}),
+    (
+        "What is the value of node_memory_MemAvailable_bytes?",
+        "query_promql_instant",
+        {"promql": "node_memory_MemAvailable_bytes"},
+    ),
+    (
+        'What\'s the current value of http_requests_total{code="500"}?',
+        "query_promql_instant",
+        {"promql": 'http_requests_total{code="500"}'},
+    ),
+    (
+        "Show the current FreeStorageSpace of every DB instance.",
+        "query_promql_instant",
+        {"promql": "FreeStorageSpace"},
+    ),
+    (
+        "What is the value of ReplicaLag for db-replica-1 now?",
+        "query_promql_instant",
+        {"promql": "ReplicaLag"},
+    ),
+    (
+        "Run this PromQL: sum by (job) (rate(x_total[5m]))",
+        "query_promql_instant",
+        {"promql": "sum by (job) (rate(x_total[5m]))"},
+    ),
+    (
+        "run this promql over the last 30 minutes: rate(x_total[5m])",
+        "query_promql",
+        {"promql": "rate(x_total[5m])", "window_minutes": 30},
+    ),
+    ("show `up == 0`", "query_promql_instant", {"promql": "up == 0"}),
+]
+
+# Questions that ask for a judgement, not rows: they stay diagnoses ("explain ..." a short answer).
+NOT_LOOKUPS = [
+    "Why is checkout slow?",
+    "show me why payment is failing",
+    "find the root cause of the checkout errors",
+    "What is the issue with job node-exporter?",
+    "What is wrong with payment?",
+    "Is the api in trouble because of the db?",
+    "checkout is returning 500s",
+    "Alert HighLatency is firing on checkout",
+    "why is the alert on redis firing?",
+    "Which alerts are firing on payment and why?",
+    "investigate the errors in payment",
+    "list the reasons checkout fails",
+    "find out what happened to payment",
+    "Which service is causing the errors?",
+    "explain the errors in the gateway logs",
+]
+
+
+@pytest.mark.parametrize(("question", "tool", "args"), LOOKUPS)
+def test_a_data_question_is_a_lookup_with_the_questions_filters(
+    question: str, tool: str, args: dict[str, Any]
+) -> None:
+    ask = lookup_ask(question)
+    assert ask is not None, question
+    call = next(c for c in ask.calls if c.tool == tool)
+    assert args.items() <= call.args.items()
+    route = route_question(RouteRequest(query=question, flow="CHAT"))
+    assert route.route == "lookup" and route.intent == "lookup"
+    assert confident_route(RouteRequest(query=question, flow="CHAT")) == route  # no model call needed
+
+
+@pytest.mark.parametrize("question", NOT_LOOKUPS)
+def test_a_question_asking_for_a_judgement_stays_a_diagnosis(question: str) -> None:
+    assert lookup_ask(question) is None
+    expected = "simple" if question.startswith("explain") else "complex"
+    assert route_question(RouteRequest(query=question, flow="CHAT")).route == expected
+
+
+def test_containing_a_level_word_in_capitals_reads_the_level_and_the_text() -> None:
+    ask = lookup_ask("Post the last 20 lines containing ERROR from api")
+    assert ask is not None
+    assert [(c.args.get("level"), c.args.get("contains")) for c in ask.calls] == [
+        ("error", None),
+        (None, "ERROR"),
+    ]
+
+
+def test_a_metric_named_beside_a_system_names_that_system() -> None:
+    ask = lookup_ask("What is the value of ReplicaLag for db-replica-1 now?")
+    assert ask is not None and ask.services == ("db-replica-1",)
+    route = route_question(
+        RouteRequest(query="What is the value of ReplicaLag for db-replica-1 now?", flow="CHAT")
+    )
+    assert "db-replica-1" in route.services
+
+
+def test_an_aiops_scan_is_never_a_lookup() -> None:
+    assert route_question(RouteRequest(query="list the firing alerts", flow="AI_OPS")).route == "complex"
+
+
+def _plan_request(question: str, datasources: list[str], round: int = 1) -> PlanRequest:
+    route = Route(route="lookup", intent="lookup", resolved_query=question)
+    return PlanRequest(
+        route=route, round=round, tool_names=[], datasources=datasources, remaining_tool_calls=10
+    )
+
+
+def test_a_sql_statement_runs_on_the_datasource_the_question_names() -> None:
+    plan = plan_lookup(
+        _plan_request("run this SQL on orders: SELECT id, state FROM orders LIMIT 5", ["audit", "orders"])
+    )
+    assert [(c.tool, c.args) for c in plan.calls] == [
+        ("query_mysql", {"datasource": "orders", "statement": "SELECT id, state FROM orders LIMIT 5"})
+    ]
+
+
+def test_a_lookup_plans_one_round_and_nothing_for_a_question_it_cannot_read() -> None:
+    assert plan_lookup(_plan_request("Which targets are down?", [], round=2)).calls == []
+    assert plan_lookup(_plan_request("Could you pull up what the db said?", [])).calls == []
