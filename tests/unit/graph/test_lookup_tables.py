@@ -1,0 +1,173 @@
+"""The lookup's tables on plain evidence items, and both guards' checks of them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.analysts.lookup import LOOKUP_TOOLS
+from graph.nodes.lookup.guard import check_rows
+from graph.nodes.lookup.tables import READERS, lookup_answer
+from graph.nodes.semantic_guard.lookup import check_lookup_release
+from tools.base import Evidence, EvidenceSource, EvidenceStatus
+
+
+def _item(
+    evidence_id: str,
+    tool: str,
+    data: dict[str, Any],
+    query: dict[str, Any] | None = None,
+    status: EvidenceStatus = EvidenceStatus.OK,
+    truncated: bool = False,
+) -> Evidence:
+    return Evidence(
+        id=evidence_id,
+        source=EvidenceSource.LOGS if tool == "query_logs" else EvidenceSource.METRICS,
+        tool=tool,
+        title=tool,
+        summary=f"{tool} said so",
+        data=data,
+        query=query or {},
+        status=status,
+        truncated=truncated,
+    )
+
+
+def _line(ts: str, message: str, level: str = "ERROR", **labels: str) -> dict[str, Any]:
+    return {"ts": ts, "labels": {"service": "api", "level": level, **labels}, "message": message}
+
+
+LEVEL = _item(
+    "logs-1",
+    "query_logs",
+    {"lines": [_line("2026-01-01T10:02:00Z", "b failed"), _line("2026-01-01T10:00:00Z", "a failed")]},
+    {"service": "api", "level": "error", "limit": 2},
+    truncated=True,
+)
+TEXT = _item(
+    "logs-2",
+    "query_logs",
+    {
+        "lines": [
+            _line("2026-01-01T10:03:00Z", "ERROR c", level="info", ns="x"),
+            _line("2026-01-01T10:02:00Z", "b failed"),
+        ]
+    },
+    {"service": "api", "contains": "ERROR", "limit": 2},
+)
+SERIES = _item(
+    "metrics-1",
+    "query_promql_instant",
+    {
+        "series": [
+            {"metric": "lag", "labels": {"db": "one"}, "samples": [[1767261600.0, 912.0]]},
+            {"metric": "lag", "labels": {"db": "two"}, "samples": [[1767261600.0, 0.25]]},
+        ]
+    },
+    {"promql": "lag"},
+)
+
+
+def test_log_queries_merge_into_one_table_newest_first_within_the_limit() -> None:
+    answer = lookup_answer([LEVEL, TEXT])
+    [table] = answer.tables
+    assert table.kind == "log_lines" and table.evidence_ids == ["logs-1", "logs-2"]
+    assert [row[-1] for row in table.rows] == ["ERROR c", "b failed"]  # deduplicated, newest first, limit 2
+    assert table.rows[0][3] == "ns=x" and table.truncated is True
+    assert "query_logs(contains=ERROR, limit=2, service=api)" in table.query
+    assert answer.summary.startswith("2 log lines") and not answer.nothing_matched
+
+
+def test_an_empty_result_is_nothing_matched_and_a_failed_one_says_so() -> None:
+    empty = _item("logs-3", "query_logs", {"lines": []}, {"contains": "zzz"}, EvidenceStatus.EMPTY)
+    answer = lookup_answer([empty])
+    assert answer.nothing_matched and answer.summary == "Nothing matched: query_logs(contains=zzz)"
+    down = _item("logs-4", "query_logs", {}, {}, EvidenceStatus.UNAVAILABLE)
+    failed = lookup_answer([down])
+    assert not failed.nothing_matched and failed.failed == ["logs-4"]
+    assert failed.summary == "The query could not run: query_logs: query_logs said so"
+    assert lookup_answer([]).summary.startswith("No query could be formed")
+
+
+def test_series_are_narrowed_to_the_system_the_question_names_when_one_matches() -> None:
+    [table] = lookup_answer([SERIES], about=["two"]).tables
+    assert table.rows == [['lag{db="two"}', "0.25", "2026-01-01T10:00:00Z"]] and table.total == 1
+    [everything] = lookup_answer([SERIES], about=["three"]).tables
+    assert len(everything.rows) == 2 and everything.rows[0][1] == "912"
+
+
+def test_alerts_and_targets_read_their_own_fields() -> None:
+    alerts = _item(
+        "alerts-1",
+        "list_alerts",
+        {
+            "alerts": [
+                {
+                    "labels": {"alertname": "Lag", "severity": "page"},
+                    "annotations": {"summary": "lag high"},
+                    "identity": "db=one",
+                    "status": "firing",
+                    "silenced": True,
+                    "startsAt": "2026-01-01T09:00:00Z",
+                }
+            ]
+        },
+    )
+    targets = _item(
+        "metrics-2",
+        "list_targets",
+        {
+            "targets": [
+                {"labels": {"job": "node", "instance": "h:9100"}, "health": "down", "last_error": "refused"}
+            ]
+        },
+    )
+    alert_table, target_table = lookup_answer([alerts, targets]).tables
+    assert alert_table.rows == [
+        ["Lag", "db=one", "page", "firing silenced", "2026-01-01T09:00:00Z", "lag high"]
+    ]
+    assert target_table.rows == [["node", "h:9100", "down", "refused", ""]]
+
+
+def test_every_row_shown_must_be_in_a_cited_result_of_the_run() -> None:
+    answer = lookup_answer([LEVEL, TEXT, SERIES])
+    assert check_rows(answer, [LEVEL, TEXT, SERIES]) == []
+    answer.tables[0].rows.append(["2026-01-01T10:09:00Z", "api", "ERROR", "", "disk full"])
+    answer.tables[0].total += 1
+    assert check_rows(answer, [LEVEL, TEXT, SERIES]) == ["table 1 row 3 is in no cited tool result"]
+
+
+def test_citations_must_exist_succeed_and_be_of_the_tables_kind() -> None:
+    answer = lookup_answer([SERIES])
+    table = answer.tables[0]
+    failed = _item("metrics-1", "query_promql_instant", {}, {}, EvidenceStatus.ERROR)
+    assert check_rows(answer, []) == [
+        "table 1 cites unknown evidence id 'metrics-1'",
+        "table 1 row 1 is in no cited tool result",
+        "table 1 row 2 is in no cited tool result",
+    ]
+    assert check_rows(answer, [failed])[0] == "table 1 cites evidence 'metrics-1' that did not succeed"
+    table.evidence_ids = ["logs-1"]
+    assert check_rows(answer, [LEVEL])[0] == "table 1 (series) cites 'logs-1' of tool query_logs"
+    table.evidence_ids = []
+    assert check_rows(answer, [SERIES]) == ["table 1 cites no evidence"]
+
+
+def test_cells_are_checked_for_secrets_but_rows_quoting_commands_are_data() -> None:
+    quoting = _item(
+        "logs-5",
+        "query_logs",
+        {"lines": [_line("2026-01-01T10:00:00Z", "slow query: DELETE FROM carts WHERE id=4")]},
+    )
+    assert check_lookup_release(lookup_answer([quoting])).ok
+    leaking = _item(
+        "logs-6", "query_logs", {"lines": [_line("2026-01-01T10:00:00Z", "token ghp_" + "a" * 36)]}
+    )
+    verdict = check_lookup_release(lookup_answer([leaking]))
+    assert not verdict.ok and verdict.reason == "secret:github_token"
+    prompt = "You translate a data question of an on-call engineer into the tool calls that read it."
+    echo = _item("logs-7", "query_logs", {"lines": [_line("2026-01-01T10:00:00Z", prompt)]})
+    assert check_lookup_release(lookup_answer([echo]), [prompt]).reason == "prompt:verbatim"
+
+
+def test_every_lookup_tool_has_a_reader() -> None:
+    assert set(READERS) == set(LOOKUP_TOOLS)
