@@ -92,8 +92,10 @@ def _furthest(depth: dict[str, int], everyone: dict[str, Suspect]) -> Suspect:
 
 
 def _upstream(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) -> set[str]:
-    """Services `suspect`'s errors name, and services it calls whose trouble began before its own."""
+    """Services `suspect`'s errors name, services it calls whose trouble began before its own, and
+    services whose signals began before its errors (cause before effect)."""
     named = {name for name in suspect.blames if name in everyone}
+    named |= {name for name, other in everyone.items() if suspect.service in other.precedes}
     began = _began(suspect)
     for name in _callees(suspect.service, everyone, digest):
         other = _began(everyone[name])

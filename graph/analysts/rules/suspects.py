@@ -47,6 +47,7 @@ class Suspect:
     blamed_by: dict[str, LogPattern] = field(default_factory=dict)  # other service -> its pattern
     blames: set[str] = field(default_factory=set)
     held_by_sql: list[SqlSummary] = field(default_factory=list)  # results naming it as the blocker
+    precedes: set[str] = field(default_factory=set)  # services whose errors began after its signals
     onset: datetime | None = None  # earliest trouble inside the incident window
     score: float = 0.0
 
@@ -101,7 +102,7 @@ def rank_suspects(
             herrings = [h for h in herrings if h is not suspect]
             suspect.onset = start
             involved.append(suspect)
-    linked = _causally_linked(involved)
+    linked = _causally_linked(involved) | _link_precursors(involved)
     # Inside the window but with nothing tying it to the others: a bystander, never the root cause
     # unless it is all there is (then its own signals are the incident).
     bystanders = [s for s in involved if s.service not in linked and _only_signals(s)]
@@ -131,12 +132,16 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
             suspect = suspects[service] = Suspect(service)
         return suspect
 
+    # Systems something else names (a firing alert, their own logs): an exporter's series about them
+    # belong to them, not to the exporter's job.
+    alerted = {g.service for g in digest.alert_groups if g.service}
+    alerted |= {p.service for p in digest.log_patterns if p.service}
     for anomaly in digest.anomalies:
         if stack is not None and (
             stack.owns(_read_metric(anomaly.metric)) or anomaly.labels.get("job") in jobs
         ):
             continue
-        if (s := of(anomaly.service)) is not None:
+        if (s := of(_system_of(anomaly, alerted))) is not None:
             s.anomalies.append(anomaly)
     for group in digest.alert_groups:
         # A group Alertmanager holds wholly silenced or inhibited is known and muted, not new trouble.
@@ -153,6 +158,18 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
     _link_dependencies(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects
+
+
+def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:
+    """The anomaly's system: the one an alert or a log stream names by the series' workload or host,
+    when one does (an exporter's `job=db-exporter instance=db-0` series is about the `db-0` an alert
+    fires on; a `job=state-exporter deployment=web` series about `web`)."""
+    for key in ("deployment", "statefulset", "daemonset", "instance", "server", "host"):
+        value = anomaly.labels.get(key) or ""
+        for name in (value, value.rsplit(":", 1)[0]):
+            if name and name in alerted and name != anomaly.service:
+                return name
+    return anomaly.service
 
 
 def _read_metric(metric: str) -> str:
@@ -230,6 +247,31 @@ def _causally_linked(involved: Sequence[Suspect]) -> set[str]:
             linked.add(suspect.service)
             linked |= related
     return linked
+
+
+def _link_precursors(involved: Sequence[Suspect]) -> set[str]:
+    """Cause before effect: a service whose troubling signals began before another's errors, within
+    CLUSTER_SPAN, may explain them even when no error names it (a database whose connections filled,
+    a replica that fell behind). Both are linked; the earlier onset then ranks it first."""
+    linked: set[str] = set()
+    hurt = [s for s in involved if any(p.count >= MIN_PATTERN_COUNT for p in s.errors)]
+    for cause in involved:
+        began = _signals_began(cause)
+        for effect in hurt:
+            if effect is cause or began is None or effect.onset is None or effect.service in cause.blames:
+                continue
+            if effect.onset - CLUSTER_SPAN <= began < effect.onset:
+                cause.precedes.add(effect.service)
+                linked |= {cause.service, effect.service}
+    return linked
+
+
+def _signals_began(suspect: Suspect) -> datetime | None:
+    """When the suspect's own telemetry (troubling metrics, alerts) began to show trouble."""
+    times = [_time(a.change_at) for a in suspect.anomalies if _troubling(a)]
+    times += [_time(g.first_started) for g in suspect.alerts]
+    found = sorted(t for t in times if t is not None)
+    return found[0] if found else None
 
 
 def _only_signals(suspect: Suspect) -> bool:

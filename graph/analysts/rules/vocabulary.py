@@ -126,12 +126,13 @@ SEVERE_ALERTS = frozenset({"critical", "error", "page", "high", "major", "p1", "
 CHANGE = re.compile(
     r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?|upgrade[ds]?|rollback|"
     r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|config(?:uration)? (?:reload|change)\w*|"
-    r"feature flag)\b",
+    r"feature flag|pulled image|scaled (?:up|down) replica set|parameter group|"
+    r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*)\b",
     re.IGNORECASE,
 )
 # The strongest change lines: a rollout finished or a new version started.
 ROLLOUT = re.compile(
-    r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+)\b",
+    r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+|pulled image)\b",
     re.IGNORECASE,
 )
 # A change line that edits configuration rather than releasing code (a config map, settings, flags).
@@ -144,7 +145,8 @@ CONFIG_CHANGE = re.compile(
 BAD_SIGNAL = re.compile(
     r"error|fail|5xx|latency|duration|p9\d|pending|waiting|queue|saturat|pool|timeout|restart|oom|"
     r"memory|disk|cpu|lag|retr|reject|drop|idle_in|in_transaction|lock|dead|throttl|"
-    r"volume|bytes|filesystem|fs_|inode|storage",
+    r"volume|bytes|filesystem|fs_|inode|storage|connection|replica|checkpoint|evict|iops|io_time|"
+    r"swap|backlog|throttl",
     re.IGNORECASE,
 )
 # Metric names where more is better (free space, available memory, idle connections, hit ratios):
@@ -165,8 +167,8 @@ def improving(metric: str, direction: str) -> bool:
 
 
 # Category vocabulary: (category, cues found in the root cause's errors, alerts, events and metric
-# names). Text is matched as written and with vendor spellings opened up (`FreeStorageSpace` reads
-# as "free storage space", `replica_lag` as "replica lag"), so cues are plain words. The older names
+# names). Text is matched as written and with vendor spellings opened up (`VolumeFreeBytes` reads
+# as "volume free bytes", `replica_lag` as "replica lag"), so cues are plain words. The older names
 # (disk_full, connection_pool_exhaustion, memory_leak, slow_query, configuration_error, cpu_saturation,
 # slow_dependency, bad_deploy) are kept: they are the storage, connections, memory, locks,
 # configuration, cpu, latency and deploy tags of the evaluation.
@@ -318,7 +320,7 @@ _SEPARATORS = re.compile(r"[_.:/]+")
 
 
 def readable(text: str) -> str:
-    """Vendor spellings opened into words: `FreeStorageSpace` -> `free storage space`."""
+    """Vendor spellings opened into words: `VolumeFreeBytes` -> `volume free bytes`."""
     return _SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).lower()
 
 

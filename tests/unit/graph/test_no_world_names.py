@@ -18,8 +18,9 @@ _NAMING_KEYS = frozenset(
     {"alertname", "service", "app", "job", "instance", "deployment", "container", "pod", "namespace",
      "datname", "host", "hostname", "node", "workload", "statefulset", "daemonset", "db", "database"}
 )  # fmt: skip
-# Plain English words some world happens to use as a name; graph/ may use them in their ordinary sense.
-GENERIC_WORDS = frozenset({"live", "gateway"})
+# Plain English words some world happens to use as a name, and Prometheus's own series and job names
+# (`ALERTS`, `up`, the node exporter's `node`): graph/ may use them in their ordinary sense.
+GENERIC_WORDS = frozenset({"live", "gateway", "node", "ALERTS", "up"})
 # Lab literals: hyphenated names (hosts, apps), CamelCase alert names, snake_case metric names.
 _TABLE = re.compile(r"create table (?:if not exists )?[\"`]?(\w+)", re.IGNORECASE)
 _LAB_NAME = re.compile(r"[a-z]+(?:-[a-z0-9]+)+|[A-Z][a-z]+(?:[A-Z][a-z]+)+|[a-z]+(?:_[a-z0-9]+){2,}")
@@ -64,7 +65,7 @@ def _lab_names() -> Iterator[str]:
 
 def world_names() -> set[str]:
     names = {n for world in _world_dirs() for n in _world_names(world)} | set(_lab_names())
-    return {n for n in names if len(n) >= 3 and n.lower() not in GENERIC_WORDS}
+    return {n for n in names if len(n) >= 3 and n not in GENERIC_WORDS}
 
 
 def test_the_worlds_give_names_to_look_for() -> None:
@@ -78,6 +79,8 @@ def test_graph_names_no_service_metric_table_or_host_of_any_world() -> None:
     sources = {path: path.read_text() for path in sorted((ROOT / "graph").rglob("*.py"))}
     found: list[str] = []
     for name in sorted(world_names()):
-        pattern = re.compile(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", re.IGNORECASE)
+        # As spelled: `ALERTS` is a series name, "alerts" a word; `payments` a service in any case.
+        flags = 0 if any(c.isupper() for c in name) else re.IGNORECASE
+        pattern = re.compile(r"(?<![\w-])" + re.escape(name) + r"(?![\w-])", flags)
         found += [f"{name} in {path.relative_to(ROOT)}" for path, t in sources.items() if pattern.search(t)]
     assert not found, "world names in graph/: " + "; ".join(found)
