@@ -6,6 +6,8 @@ empty result says "nothing matched", and a row no tool returned is refused by Ev
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -14,6 +16,8 @@ from fastapi import FastAPI
 
 from graph.analysts.lookup import LookupAnswer
 from graph.nodes.lookup.tables import lookup_answer
+from tests.api.conftest import MakeClient
+from tests.support.secret_world import SECRETS, build_secret_world
 from tests.support.sse import events_of, only, post_stream
 
 
@@ -109,3 +113,23 @@ async def test_a_row_no_tool_returned_is_refused_by_the_evidence_guard(
 async def test_a_diagnosis_question_is_not_a_lookup(client: httpx.AsyncClient) -> None:
     content, _, trace = await _ask(client, "show me why checkout is slow")
     assert content["content_type"] == "diagnosis_report" and trace["run"]["route"] == "complex"
+
+
+async def test_rows_are_released_masked_and_never_with_a_secret(
+    make_client: MakeClient, tmp_path: Path
+) -> None:
+    world = build_secret_world(tmp_path / "world")
+    async with make_client(world_dir=str(world)) as (_app, client):
+        logs, logs_done, _ = await _ask(client, "grep 'password' in the ledger logs")
+        rows, rows_done, rows_trace = await _ask(
+            client, "run this SQL on ledgerdb: SELECT * FROM service_accounts"
+        )
+    assert logs_done == rows_done == {"outcome": "SUCCESS"}
+    [line] = logs["payload"]["tables"][0]["rows"]
+    assert line[1] == "ledger" and '"password": "[REDACTED]"' in line[-1]
+    [table] = rows["payload"]["tables"]
+    assert table["kind"] == "rows" and table["columns"] == ["name", "password", "note"]
+    assert [row[1] for row in table["rows"]] == ["[REDACTED]", ""]
+    released = json.dumps([logs, rows, rows_trace])
+    for secret in SECRETS:
+        assert secret not in released

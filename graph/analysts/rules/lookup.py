@@ -151,7 +151,7 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
     if _JUDGEMENT.search(text):
         return None
     statement = _sql_statement(text)
-    if statement is not None and datasources:
+    if statement is not None:
         return _sql(text, statement, datasources)
     asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text))
     if not asks_data:
@@ -221,6 +221,10 @@ def _sql_statement(text: str) -> str | None:
 
 
 def _sql(text: str, statement: str, datasources: Sequence[str]) -> LookupAsk:
+    """The statement on the datasource the question names (else the first); routing knows no
+    datasources yet and only needs to know it is a lookup."""
+    if not datasources:
+        return LookupAsk("sql", ())
     named = [name for name in datasources if re.search(rf"\b{re.escape(name)}\b", text)]
     datasource = (named or list(datasources))[0]
     if (tail := _ON_DATASOURCE.search(statement)) and tail.group(1) == datasource:
