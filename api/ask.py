@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 import httpx
 from httpx_sse import SSEError, connect_sse
 
+from graph.nodes.lookup.markdown import lookup_markdown
 from graph.report_markdown import report_markdown
 
 EXIT_SUCCESS = 0
@@ -99,9 +100,9 @@ def trace_link(base_url: str, result: AskResult) -> str:
 
 
 def plain_answer(content: dict[str, Any]) -> str:
-    """The released answer as terminal text: a report's Markdown, a short answer's text and points,
-    any other content type as indented JSON."""
-    markdown = report_markdown(content)
+    """The released answer as terminal text: a report's or a lookup's Markdown, a short answer's text
+    and points, any other content type as indented JSON."""
+    markdown = report_markdown(content) or lookup_markdown(content)
     if markdown is not None:
         return markdown
     payload = content.get("payload") or {}

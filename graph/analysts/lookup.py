@@ -23,6 +23,8 @@ LOOKUP_TOOLS: tuple[str, ...] = (
     "list_rules",
     "query_mysql",
 )
+# The content type a lookup answer is released under.
+LOOKUP_CONTENT_TYPE = "lookup_result"
 # Calls a model may plan for one lookup.
 MAX_LOOKUP_CALLS = 4
 

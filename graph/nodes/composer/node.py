@@ -7,8 +7,8 @@ from typing import Any
 from langgraph.runtime import Runtime
 
 from graph.context import RunContext
+from graph.nodes.composer.lookup import render_lookup
 from graph.nodes.composer.render import render_content
-from graph.nodes.lookup.render import render_lookup
 from graph.recorder import COMPOSED
 from graph.state import DiagnosisState
 

@@ -5,17 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graph.analysts.lookup import LookupAnswer
+from graph.analysts.lookup import LOOKUP_CONTENT_TYPE, LookupAnswer
 from graph.nodes.composer.render import evidence_list
 from tools.base import Evidence
-
-LOOKUP = "lookup_result"
 
 
 def render_lookup(answer: LookupAnswer, items: Sequence[Evidence]) -> dict[str, Any]:
     """The summary with counts, the tables (rows, the query that produced them) and the evidence list."""
     return {
-        "content_type": LOOKUP,
+        "content_type": LOOKUP_CONTENT_TYPE,
         "payload": {
             "summary": answer.summary,
             "nothing_matched": answer.nothing_matched,
