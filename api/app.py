@@ -17,7 +17,7 @@ from api.composition import build_services, close_services
 from api.errors import install_error_handlers
 from api.frontend_files import FrontendFiles
 from api.openapi import install_openapi
-from api.routes import aiops, chat, feedback, health, report, runs
+from api.routes import aiops, alertmanager, chat, feedback, health, investigations, report, runs
 from api.security_headers import SecurityHeaders
 from api.settings import Settings
 
@@ -81,7 +81,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     install_error_handlers(app)
     install_openapi(app)
-    for router in (health.router, chat.router, aiops.router, runs.router, report.router, feedback.router):
+    routers = (health, chat, aiops, runs, report, feedback, alertmanager, investigations)
+    for router in (module.router for module in routers):
         app.include_router(router)
     app.mount("/", FrontendFiles(directory=frontend_dir(), html=True), name="frontend")
     app.add_middleware(BodyLimit, max_bytes=settings.chat.max_body_bytes)

@@ -156,6 +156,20 @@ class ChatLimits(BaseModel):
     max_aiops_groups: PositiveInt = 10
 
 
+class AlertWebhookSettings(BaseModel):
+    """`POST /api/alertmanager/webhook` (`api.alert_webhook`): its own token, the principal its runs
+    belong to, its bounds, and the optional outgoing webhook the finished report is posted to."""
+
+    token: SecretStr | None = None  # unset: open only when SUPERBIZ_API_TOKENS is unset too
+    principal: str = Field(default="alertmanager", min_length=1, max_length=128)
+    max_in_flight: PositiveInt = 4  # webhook runs at once; beyond it 429 WEBHOOK_QUEUE_FULL
+    dedupe_window_s: PositiveFloat = 300.0  # the same group key and firing alerts again: no new run
+    max_alerts: PositiveInt = 500  # alerts in one notification (Alertmanager's own max_alerts)
+    notify_url: SecretStr | None = None  # Slack-compatible incoming webhook: {"text": markdown}
+    notify_attempts: Annotated[int, Field(ge=1, le=5)] = 3
+    notify_timeout_s: PositiveFloat = 5.0
+
+
 class Settings(BaseSettings):
     """Everything the service reads from `SUPERBIZ_*` environment variables."""
 
@@ -178,6 +192,7 @@ class Settings(BaseSettings):
     model: ModelSettings = Field(default_factory=ModelSettings)
     backends: BackendSettings = Field(default_factory=BackendSettings)
     chat: ChatLimits = Field(default_factory=ChatLimits)
+    alert_webhook: AlertWebhookSettings = Field(default_factory=AlertWebhookSettings)
 
     @field_validator("log_level")
     @classmethod

@@ -113,6 +113,11 @@ export function postFeedback({ sessionId, runId, useful, comment }) {
   return postJson("/api/feedback", body);
 }
 
+/** GET the caller's recent runs across its sessions (the Investigations page), newest first. */
+export function fetchInvestigations(limit = 50) {
+  return getJson(`/api/investigations?${new URLSearchParams({ limit: String(limit) })}`);
+}
+
 /** Link to the trace page of one run (relative, so it works wherever the frontend is mounted). */
 export function traceHref(sessionId, runId) {
   return `trace.html?${new URLSearchParams({ sessionId, runId })}`;

@@ -24,6 +24,7 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 from persistence import records
 from persistence.cases import CaseLibraryStore
 from persistence.dialects import insert_for
+from persistence.investigations import Investigation, recent_runs
 from persistence.queries import count_of, is_running, run_row, session_row
 from persistence.records import (
     CaseRecord,
@@ -253,6 +254,10 @@ class RunStore:
             return list(db.exec(query).all())
 
         return [records.run_summary(row) for row in await self._tx.run(work)]
+
+    async def recent_runs(self, *, principal: str | None, limit: int) -> list[Investigation]:
+        """The principal's newest runs across its sessions (`persistence.investigations`)."""
+        return await self._tx.run(lambda db: recent_runs(db, principal, limit))
 
     async def load_trace(self, *, session_id: str, run_id: str) -> RunTrace:
         """One run of one session with its steps and tool calls; else `RunNotFound`."""

@@ -45,6 +45,8 @@ OPERATIONS = [
     "GET /api/diagnosis/{sessionId}/trace",
     "GET /api/diagnosis/{sessionId}/report.md",
     "POST /api/feedback",
+    "POST /api/alertmanager/webhook",
+    "GET /api/investigations",
 ]
 # An operation without parameters or body has no invalid input: only valid requests are possible.
 WITHOUT_INPUT = {"GET /healthz", "GET /readyz", "GET /metrics"}
