@@ -58,7 +58,7 @@ _QUOTED = re.compile(r"`([^`]{1,2000})`|\"([^\"]{1,2000})\"|“([^”]{1,2000})�
 # A metric name (snake_case, or any name with a selector) the question asks the value of.
 _METRIC_NAME = re.compile(
     r"\b[a-zA-Z_:][a-zA-Z0-9_:]*(?:_[a-zA-Z0-9_:]*(?:\{[^}]{0,500}\})?|\{[^}]{0,500}\})"
-    r"|\b(?=[A-Za-z0-9]*[a-z])[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"  # CamelCase: ReplicaLag, CPUUtilization
+    r"|\b(?=[A-Za-z0-9]*[a-z])[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"  # CamelCase (cloud vendors)
 )
 # A value asked for now ("the current X", "X now"): with a metric name, an instant query.
 _NOW = re.compile(r"\b(?:current|currently|latest|now|value|values|level|reading)\b", re.IGNORECASE)
@@ -193,7 +193,7 @@ def _promql_expression(text: str) -> str | None:
 
 
 def _about(text: str, expression: str) -> tuple[str, ...]:
-    """The system a metric question names beside its expression ("ReplicaLag for db-1")."""
+    """The system a metric question names beside its expression ("SomeGauge for db-1")."""
     words = set(re.findall(r"[\w.:-]+", expression))
     name = _service(text.replace(expression, " "), skip=words)
     return (name,) if name else ()

@@ -169,7 +169,7 @@ def query_text(item: Evidence) -> str:
 def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = ()) -> LookupAnswer:
     """The tables of the lookup's results (log queries merged into one table), with counts.
 
-    `about` names the systems the question asks about beside its expression ("ReplicaLag for db-1"):
+    `about` names the systems the question asks about beside its expression ("SomeGauge for db-1"):
     series tables keep the rows whose labels name one of them, when any does.
     """
     shown = [item for item in items if item.tool in READERS]
