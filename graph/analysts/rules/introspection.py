@@ -15,8 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from graph.analysts.base import Draft, Finding, PlannedCall, PlanRequest, Recommendation, RootCause
+from graph.analysts.rules import findings as say
 from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ERROR_LEVELS
-from tools.facts import DatabaseState, Digest
+from tools.facts import AlertGroup, DatabaseState, Digest
 from tools.sql.introspection import IMPLICATING_WORDS
 
 TOOL = "inspect_database"
@@ -60,6 +61,8 @@ class DatabaseCause:
     category: str
     statement: str
     findings: list[Finding]
+    datasource: str
+    related: tuple[str, ...]  # names a finding about the same trouble mentions (datasource, applications)
 
 
 def database_cause(digest: Digest) -> DatabaseCause | None:
@@ -76,16 +79,22 @@ def database_cause(digest: Digest) -> DatabaseCause | None:
 
 
 def with_database_cause(draft: Draft, digest: Digest) -> Draft:
-    """`draft` with the database's own account as the root cause, its other findings kept as context."""
+    """`draft` with the database's own account as the root cause. The database's alerts become its
+    symptoms (never ruled out); of the draft's other findings only those about the same database or
+    applications stay: the rest was ranked without knowing who held the lock or the connections."""
     cause = database_cause(digest)
     if cause is None:
         return draft
-    before = draft.root_cause.service if draft.root_cause is not None and not draft.healthy else None
-    summary = f"Root cause: {cause.service} ({cause.category.replace('_', ' ')})."
-    if before and before != cause.service:
-        summary += f" Also affected: {before}."
-    kept = [f for f in draft.findings if not draft.healthy]
-    findings = cause.findings + kept
+    alerts = _database_alerts(digest, cause.datasource)
+    muted = {_owner(group) for group in alerts}
+    symptoms = [say.alert_finding(name, [g for g in alerts if _owner(g) == name]) for name in muted]
+    related = [re.compile(rf"(?<![\w-]){re.escape(name.lower())}(?![\w-])") for name in cause.related]
+    kept = [
+        f for f in draft.findings
+        if not draft.healthy and f not in symptoms and any(r.search(f.statement.lower()) for r in related)
+    ]  # fmt: skip
+    findings = cause.findings + sorted(symptoms, key=lambda f: f.statement) + kept
+    summary = f"Root cause: {cause.service} ({cause.category.replace('_', ' ')}) in {cause.datasource}."
     cited = {i for f in findings for i in f.evidence_ids}
     return draft.model_copy(
         update={
@@ -100,6 +109,7 @@ def with_database_cause(draft: Draft, digest: Digest) -> Draft:
                 confidence=min(0.9, 0.4 + 0.1 * len(cited)),
             ),
             "findings": findings,
+            "ruled_out": [item for item in draft.ruled_out if item.service not in muted],
             "recommendations": [
                 Recommendation(action=f"{cause.service}: {CATEGORY_ADVICE[cause.category]}"),
                 *draft.recommendations[1:],
@@ -123,7 +133,9 @@ def _lock_cause(state: DatabaseState, blocker: Mapping[str, object]) -> Database
     if relations:
         facts.append(f"Lock waits in {state.datasource} by table: {relations}.")
     findings = [Finding(statement=" ".join(facts), evidence_ids=[state.evidence_id])]
-    return DatabaseCause(app, LOCK_CATEGORY, statement, findings)
+    apps = blocker.get("waiting_applications")
+    related = (state.datasource, app, *(apps if isinstance(apps, Mapping) else ()))
+    return DatabaseCause(app, LOCK_CATEGORY, statement, findings, state.datasource, tuple(map(str, related)))
 
 
 def _waiters(blocker: Mapping[str, object], waiting: int) -> str:
@@ -154,7 +166,28 @@ def _connections_cause(state: DatabaseState, holder: Mapping[str, object]) -> Da
     others = ", ".join(f"{h.get('application')} {h.get('sessions')}" for h in state.holders[1:])
     fact = f"{statement}." + (f" Next: {others}." if others else "")
     findings = [Finding(statement=fact, evidence_ids=[state.evidence_id])]
-    return DatabaseCause(app, CONNECTIONS_CATEGORY, statement, findings)
+    return DatabaseCause(
+        app, CONNECTIONS_CATEGORY, statement, findings, state.datasource, (state.datasource, app)
+    )
+
+
+def _owner(group: AlertGroup) -> str:
+    # An alert aggregated by instance carries no service: its instance names what it is about.
+    return group.service or group.labels.get("instance") or group.alertname
+
+
+def _database_alerts(digest: Digest, datasource: str) -> list[AlertGroup]:
+    """Firing alerts about a database: their labels name the datasource, or their name is about one."""
+    return [
+        group
+        for group in digest.alert_groups
+        if group.status == "firing"
+        and not group.all_muted
+        and (
+            datasource.lower() in " ".join(group.labels.values()).lower()
+            or IMPLICATING_WORDS.search(_CASE_CHANGE.sub(" ", group.alertname))
+        )
+    ]
 
 
 def duration(seconds: int) -> str:

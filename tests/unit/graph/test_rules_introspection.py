@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from graph.analysts.base import Discovery, Draft, Finding, PlanRequest, RootCause, Route
+from graph.analysts.base import Discovery, Draft, Finding, PlanRequest, RootCause, Route, RuledOut
 from graph.analysts.rules.introspection import (
     database_cause,
     duration,
@@ -90,12 +90,21 @@ def test_the_head_of_the_chain_counts_every_session_queued_behind_it() -> None:
 
 def test_the_blocker_is_the_root_cause_in_an_sres_words_and_passes_the_guard() -> None:
     digest = build_digest([LOCK], now=NOW)
+    digest.alert_groups = [
+        _firing("PostgresLockContention", instance="pg-1", datname="payments"),
+        _firing("HostHighCpuLoad", instance="web-1"),
+    ]
     before = Draft(
-        summary="Root cause: postgres (slow query).",
-        root_cause=RootCause(
-            service="postgres", category="slow_query", statement="postgres.", confidence=0.5
-        ),
-        findings=[Finding(statement="payments (postgres) is in the state shown.", evidence_ids=["sql-1"])],
+        summary="Root cause: inventory-db (errors).",
+        root_cause=RootCause(service="inventory-db", category="errors", statement="x.", confidence=0.5),
+        findings=[
+            Finding(statement="payments (postgres) is in the state shown.", evidence_ids=["sql-1"]),
+            Finding(statement="inventory-db logged 3 WARN lines.", evidence_ids=["sql-1"]),
+        ],
+        ruled_out=[
+            RuledOut(service="pg-1", reason="PostgresLockContention has no causal link", evidence_ids=["a"]),
+            RuledOut(service="web-1", reason="HostHighCpuLoad has no causal link", evidence_ids=["a"]),
+        ],
     )
     draft = with_database_cause(before, digest)
     assert draft.root_cause is not None and draft.root_cause.service == "batch-reconciler"
@@ -103,9 +112,15 @@ def test_the_blocker_is_the_root_cause_in_an_sres_words_and_passes_the_guard() -
         "batch-reconciler (pid 17836) has been idle in transaction for 1m58s (118 s) holding the lock that"
         " 5 checkout-api sessions wait on in payments"
     )
-    assert "Also affected: postgres." in draft.summary
+    assert draft.summary == "Root cause: batch-reconciler (slow query) in payments."
     assert "public.orders (5 waiting)" in draft.findings[0].statement
-    assert _check(draft, [LOCK]) == []
+    # The database's alert is its symptom, never ruled out; findings ranked without the database's
+    # account stay only when they are about the same database or applications.
+    assert draft.findings[1].statement.startswith("Firing alerts on pg-1: PostgresLockContention")
+    assert [f.statement for f in draft.findings[2:]] == ["payments (postgres) is in the state shown."]
+    assert [item.service for item in draft.ruled_out] == ["web-1"]
+    checked = draft.model_copy(update={"findings": [draft.findings[0], draft.findings[2]], "ruled_out": []})
+    assert _check(checked, [LOCK]) == []
 
 
 def test_the_guard_refuses_a_wrong_pid_count_or_application() -> None:
