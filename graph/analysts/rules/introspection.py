@@ -110,6 +110,8 @@ def with_database_cause(draft: Draft, digest: Digest) -> Draft:
             ),
             "findings": findings,
             "ruled_out": [item for item in draft.ruled_out if item.service not in muted],
+            # "What makes <a database alert> fire?" is what the database's own account answers.
+            "open_questions": [q for q in draft.open_questions if not any(g.alertname in q for g in alerts)],
             "recommendations": [
                 Recommendation(action=f"{cause.service}: {CATEGORY_ADVICE[cause.category]}"),
                 *draft.recommendations[1:],

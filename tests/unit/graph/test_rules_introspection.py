@@ -105,6 +105,7 @@ def test_the_blocker_is_the_root_cause_in_an_sres_words_and_passes_the_guard() -
             RuledOut(service="pg-1", reason="PostgresLockContention has no causal link", evidence_ids=["a"]),
             RuledOut(service="web-1", reason="HostHighCpuLoad has no causal link", evidence_ids=["a"]),
         ],
+        open_questions=["What makes PostgresLockContention fire on pg-1?", "Is web-1 busy?"],
     )
     draft = with_database_cause(before, digest)
     assert draft.root_cause is not None and draft.root_cause.service == "batch-reconciler"
@@ -119,6 +120,7 @@ def test_the_blocker_is_the_root_cause_in_an_sres_words_and_passes_the_guard() -
     assert draft.findings[1].statement.startswith("Firing alerts on pg-1: PostgresLockContention")
     assert [f.statement for f in draft.findings[2:]] == ["payments (postgres) is in the state shown."]
     assert [item.service for item in draft.ruled_out] == ["web-1"]
+    assert draft.open_questions == ["Is web-1 busy?"]
     checked = draft.model_copy(update={"findings": [draft.findings[0], draft.findings[2]], "ruled_out": []})
     assert _check(checked, [LOCK]) == []
 
