@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from api.aiops_evaluation import evaluate_released
 from api.diagnoser import Diagnoser
 from api.run_lifecycle import Done, OpenedRun, Part, Run, RunLifecycle
 from graph.recorder import TRACE_VERSION
@@ -74,34 +75,10 @@ def evaluate_report(
     results: Sequence[tuple[AlertGroupRef, RunResult | None]],
     runbooks_available: bool,
 ) -> dict[str, Any]:
-    """Deterministic checks of the AIOps report (stored, never streamed)."""
-    addressed = {(g.alertname, g.identity) for g, r in results if r is not None}
-    unaddressed = [
-        {"alertname": g.alertname, "service": g.service, "identity": g.identity}
-        for g in groups
-        if (g.alertname, g.identity) not in addressed
-    ]
-    backed, cited, unsupported = True, True, 0
-    for _, result in results:
-        if result is None:
-            continue
-        payload = result.content.get("payload", {})
-        for finding in payload.get("findings", []) or []:
-            if not finding.get("evidence_ids"):
-                unsupported += 1
-        root = payload.get("root_cause")
-        if root and not payload.get("findings"):
-            backed = False
-        recs = payload.get("recommendations", []) or []
-        if runbooks_available and root and recs and not any(r.get("runbook") for r in recs):
-            cited = False
-    checks = {
-        "every_alert_addressed": not unaddressed,
-        "root_causes_backed_by_evidence": backed and unsupported == 0,
-        "runbooks_cited": cited,
-        "no_unsupported_claims": unsupported == 0,
-    }
-    return {"passed": all(checks.values()), "checks": checks, "unaddressed": unaddressed[:50]}
+    """Deterministic checks of the AIOps report (stored, never streamed), from each group's released
+    payload (`api.aiops_evaluation`): a group is addressed only by a report about it."""
+    released = [(group, result.content.get("payload") if result else None) for group, result in results]
+    return evaluate_released(groups, released, runbooks_available)
 
 
 class AiOpsFlow:

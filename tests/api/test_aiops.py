@@ -38,6 +38,7 @@ async def test_aiops_streams_metadata_then_content_then_done(client: httpx.Async
     evaluation = trace["selfEvaluation"]["aiops_rule_evaluation"]
     assert set(evaluation["checks"]) == {
         "every_alert_addressed",
+        "each_group_under_its_own_identity",
         "root_causes_backed_by_evidence",
         "runbooks_cited",
         "no_unsupported_claims",

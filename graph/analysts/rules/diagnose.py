@@ -12,10 +12,10 @@ from datetime import datetime
 from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.scope import scope_ranking, scoped_service
+from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspects import Ranking, Suspect, near_change, rank_suspects
-from graph.analysts.rules.verdict import quiet_draft, recovered
+from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered
 from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ROLLOUT, categorize
 from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
@@ -35,6 +35,10 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     question = request.route.resolved_query
     if target := scoped_service(question, request.route.services, named, digest):
         ranking = scope_ranking(ranking, target, digest)
+    elif orphans := [g for g in named_alert_groups(question, digest) if not g.service]:
+        # The question is about an alert that names no system: it is answered about that alert,
+        # never with another system's cause.
+        return alert_draft(request, orphans, ranking)
     now = parse_instant(request.now)
     current = [s for s in ranking.ranked if not recovered(s, now)]
     if not current:
@@ -42,6 +46,10 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     if len(current) < len(ranking.ranked):
         ranking = replace(ranking, ranked=current)
     root = ranking.ranked[0]
+    if _alert_only(root):
+        # A firing alert and nothing else about its system: an incident whose cause is not established.
+        draft = alert_draft(request, root.alerts, replace(ranking, ranked=ranking.ranked[1:]))
+        return draft.model_copy(update={"ruled_out": [_unrelated(o, root) for o in ranking.unrelated]})
     symptoms = _symptom_findings(root, ranking, focus)
     findings = _root_findings(root, ranking, digest) + [finding for _, finding in symptoms]
     changes = " ".join(p.example for p in _decisive_changes(root, root.onset))
@@ -146,6 +154,11 @@ def _category_text(root: Suspect, ranking: Ranking) -> str:
         waiters = [s for s in [*ranking.ranked, *ranking.herrings] if root.service in s.blames]
         parts += [f"{p.template} {p.example}" for s in waiters for p in s.errors]
     return " ".join(parts)
+
+
+def _alert_only(root: Suspect) -> bool:
+    evidence = (root.anomalies, root.errors, root.changes, root.held_by_sql, root.blamed_by, root.precedes)
+    return bool(root.alerts) and not any(evidence)
 
 
 def _changed(root: Suspect) -> bool:

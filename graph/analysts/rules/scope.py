@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspects import Ranking, Suspect, mentions
 from graph.analysts.rules.vocabulary import ALERT_FOCUS
-from tools.facts import Digest
+from tools.facts import AlertGroup, Digest
 
 
 def scoped_service(
@@ -36,9 +36,19 @@ def scoped_service(
 def _owners_named(question: str, digest: Digest) -> list[str]:
     """Services whose firing alert or moving metric the question names by its exact name."""
     words = {word.lower() for word in question_terms(question)}
-    owners = [g.service for g in digest.alert_groups if g.alertname.lower() in words and g.service]
+    owners = [g.service for g in named_alert_groups(question, digest) if g.service]
     owners += [a.service for a in digest.anomalies if a.metric.lower() in words and a.service]
     return [owner for owner in owners if owner]
+
+
+def named_alert_groups(question: str, digest: Digest) -> list[AlertGroup]:
+    """Firing groups whose alert name the question spells (names may hold spaces or brackets)."""
+    text = question.lower()
+    return [
+        g
+        for g in digest.alert_groups
+        if g.status == "firing" and len(g.alertname) >= 3 and g.alertname.lower() in text
+    ]
 
 
 def alert_scoped(question: str) -> bool:

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Finding, Recommendation, RootCause
+from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Finding, Recommendation
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.suspects import Ranking, Suspect
-from graph.analysts.rules.vocabulary import categorize
 from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest, LogPattern
 
@@ -24,7 +23,6 @@ RECOVERED_AFTER = timedelta(minutes=10)
 KEY_SOURCES = ("alerts", "metrics", "logs")
 # Metric tools that list names or targets: they answer, but show no series to judge by.
 _LISTING_TOOLS = frozenset({"list_metrics", "list_targets"})
-UNEXPLAINED_CONFIDENCE = 0.3
 
 
 def unexplained_alerts(digest: Digest) -> list[AlertGroup]:
@@ -69,6 +67,16 @@ def quiet_draft(
     return draft.model_copy(update={"summary": f"{draft.summary} Also happening: {also}."})
 
 
+def alert_draft(request: DiagnoseRequest, groups: Sequence[AlertGroup], ranking: Ranking) -> Draft:
+    """The answer about alerts the question names that no system owns: they fire, their cause is not
+    established, and whatever else is wrong is listed beside them."""
+    draft = _alert_unexplained(groups, _checked(request.evidence), _open_questions(request))
+    others = ", ".join(s.service for s in [*ranking.ranked, *ranking.unrelated][:3])
+    if not others:
+        return draft
+    return draft.model_copy(update={"summary": f"{draft.summary} Also happening: {others}."})
+
+
 def also_happening(digest: Digest, ranking: Ranking, target: str | None) -> str:
     """Other concurrent problems, named with their alerts, when the question scoped to `target`."""
     if target is None:
@@ -96,7 +104,7 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
             open_questions=[f"Missing evidence: {what}."],
         )
     recoveries = [say.recovered_finding(s.service, p) for s in past for p in _last_errors(s)]
-    about = f"{target} shows" if target else "No incident found:"
+    about = f"No incident found: {target} shows" if target else "No incident found:"
     text = f"{about} no firing alerts, no metric moved beyond its own normal variability"
     text += ", and no error pattern is current."
     if recoveries:
@@ -120,7 +128,6 @@ def _alert_unexplained(
     where = first.service or say.where_of("", first.identities, most=1) or "an unnamed target"
     sources = sorted({e.source for e in checked if e.source != "alerts"})
     looked = ", ".join(sources) or "no other source"
-    words = f"{first.alertname} {first.summary} " + " ".join(first.labels.values())
     statement = (
         f"Alert {first.alertname} is firing on {where}"
         + (f' ("{say.quote(first.summary)}")' if first.summary else "")
@@ -129,16 +136,11 @@ def _alert_unexplained(
     )
     others = [g.alertname for g in groups[1:4]]
     summary = statement + (f" Also firing: {', '.join(others)}." if others else "")
+    # An incident without a root cause: the alert is real trouble, but nothing says what causes it.
     return Draft(
         summary=summary,
         verdict="incident",
-        root_cause=RootCause(
-            service=where,
-            category=categorize(words, changed=False),
-            statement=statement,
-            confidence=UNEXPLAINED_CONFIDENCE,
-        ),
-        findings=[say.alert_finding(where, list(groups)), _calm(checked)] if checked else [],
+        findings=[say.alert_finding(where, list(groups)), *([_calm(checked)] if checked else [])],
         recommendations=[
             Recommendation(
                 action=f"Read the rule of {first.alertname} and the series it evaluates on {where}."

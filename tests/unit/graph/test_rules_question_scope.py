@@ -79,7 +79,7 @@ def test_a_named_service_without_trouble_is_not_given_another_services_cause() -
     digest = Digest(alert_groups=[PG_ALERT], log_patterns=[PG_ERRORS])
     draft = _draft(digest, "why is memory on cache growing?")
     assert draft.root_cause is None
-    assert draft.summary.startswith("cache shows no firing alerts")
+    assert draft.summary.startswith("No incident found: cache shows no firing alerts")
     assert "Also happening: pg-main" in draft.summary
 
 

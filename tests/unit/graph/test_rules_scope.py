@@ -92,14 +92,14 @@ def test_questions_naming_two_services_are_not_scoped_and_one_named_service_is()
     assert scoped_service("Why is frontend slow?", ["frontend"], KNOWN) == "frontend"
 
 
-def test_an_unrelated_alert_is_its_own_root_cause() -> None:
+def test_an_unrelated_alert_is_its_own_incident_and_never_the_concurrent_ones() -> None:
     draft = _diagnose(
         _incident(), "Alert HighCPU is firing on batch-job. What is the root cause?", ["batch-job"]
     )
-    assert draft.root_cause is not None
-    assert draft.root_cause.service == "batch-job"
-    assert draft.root_cause.category == "cpu_saturation"
-    assert "unrelated to it: the incident in ledger" in draft.summary
+    # Nothing but the alert speaks for batch-job: an incident whose cause is not established.
+    assert draft.verdict == "incident" and draft.root_cause is None
+    assert draft.summary.startswith("Alert HighCPU is firing on batch-job")
+    assert "Also happening: ledger." in draft.summary
     assert [item.service for item in draft.ruled_out] == ["ledger"]
     assert all("ledger" not in f.statement for f in draft.findings)
 
