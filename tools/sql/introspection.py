@@ -141,8 +141,8 @@ TOOLS = (
         "inspect_database",
         EvidenceSource.SQL,
         InspectDatabaseArgs,
-        "A datasource's own state: sessions per application/state vs max_connections, who blocks whom,"
-        " long and idle-in-transaction transactions, lock waits, top statements, replication, sizes.",
+        "A database's own state: sessions vs max_connections, blocking chains, long transactions,"
+        " lock waits, top queries, replication, sizes.",
         inspect_database,
         lane="knowledge",
     ),

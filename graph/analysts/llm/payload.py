@@ -41,10 +41,13 @@ def digest_view(digest: Digest, *, per_kind: int = MAX_FACTS_PER_KIND) -> dict[s
         "log_patterns": [_fact(asdict(p)) for p in patterns],
         "alert_groups": [_alert_group(g) for g in digest.alert_groups[:per_kind]],
         "sql": [_fact(asdict(s)) for s in digest.sql[:per_kind]],
-        "databases": [_fact(asdict(d)) for d in digest.databases[:per_kind]],
         "runbooks": [_fact(asdict(r), drop=("score",)) for r in digest.runbooks[:per_kind]],
         "past_cases_clues_only": [_fact(asdict(c), drop=("score",)) for c in digest.cases[:per_kind]],
         "unavailable_sources": [_fact(asdict(g)) for g in digest.gaps[:per_kind]],
+        # A database's own account (inspect_database), only when one was asked: no empty key costs tokens.
+        **(
+            {"databases": [_fact(asdict(d)) for d in digest.databases[:per_kind]]} if digest.databases else {}
+        ),
     }
 
 
