@@ -2,6 +2,7 @@
 // Every string from a user, tool, log line or model goes in through textContent, never as markup.
 
 import { postFeedback } from "./api.js";
+import { chartsByEvidence, metricChart } from "./chart.js";
 import { lookupView } from "./lookup.js";
 
 /** Build an element; `children` are nodes or strings (strings become text nodes). */
@@ -64,7 +65,7 @@ function evidenceChip(id, evidenceById) {
   return el("span", { class: "chip", title }, el("span", { "aria-hidden": "true", text: "▣ " }), id);
 }
 
-function findingsView(findings, evidenceById) {
+function findingsView(findings, evidenceById, charts = new Map()) {
   if (findings.length === 0) return null;
   const items = findings.map((finding) =>
     el(
@@ -72,6 +73,8 @@ function findingsView(findings, evidenceById) {
       {},
       el("p", { text: finding.statement }),
       el("p", { class: "chips" }, el("span", { class: "sr-label", text: "Evidence: " }), ...finding.evidence_ids.map((id) => evidenceChip(id, evidenceById))),
+      // The metric evidence it cites, drawn (chart.js); a finding without metric evidence draws none.
+      ...[...new Set(finding.evidence_ids)].filter((id) => charts.has(id)).map((id) => metricChart(charts.get(id))),
     ),
   );
   return section("Findings", el("ol", { class: "findings" }, items));
@@ -113,7 +116,7 @@ function reportView(payload) {
     header,
     el("p", { class: "summary", text: payload.summary }),
     rootCauseView(payload.root_cause),
-    findingsView(payload.findings, evidenceById),
+    findingsView(payload.findings, evidenceById, chartsByEvidence(payload.charts)),
     listSection("Recommendations", payload.recommendations, (r) => [
       el("span", { text: r.action }),
       r.runbook ? el("span", { class: "runbook" }, " — runbook: ", el("code", { text: r.runbook })) : null,
