@@ -35,7 +35,11 @@ _DATA_VERB = re.compile(
     r"look\s+up|lookup|query|run|execute|evaluate|eval|count|output|read)\b",
     re.IGNORECASE,
 )
-_WHICH = re.compile(r"^(?:which|what)\s+(?:\w+\s+){0,2}(?:alerts?|targets?|rules?)\b", re.IGNORECASE)
+_WHICH = re.compile(
+    r"^(?:(?:which|what)\s+(?:\w+\s+){0,2}|(?:are|is)\s+there\s+(?:any\s+)?|any\s+|how\s+many\s+)"
+    r"(?:alerts?|targets?|rules?|errors?|warnings?|logs?|log lines|lines|entries|messages)\b",
+    re.IGNORECASE,
+)
 # A noun phrase asking for rows without a verb: "the last 20 lines containing ...", "error logs of X".
 _ROWS_PHRASE = re.compile(
     r"^(?:the\s+)?(?:(?:last|latest|newest|most recent|first|top)\s+\d{1,5}\s+|all\s+)?"
@@ -52,7 +56,14 @@ _JUDGEMENT = re.compile(
     r"the (?:issue|problem) with)\b",
     re.IGNORECASE,
 )
-_PROMQL_INTRO = re.compile(r"\b(?:promql|prometheus query|metrics? query)\b\s*[:=]?\s*", re.IGNORECASE)
+_PROMQL_INTRO = re.compile(
+    r"\b(?:promql|prometheus query|metrics? query|query prometheus(?:\s+(?:for|with))?)\b\s*[:=]?\s*",
+    re.IGNORECASE,
+)
+# "evaluate sum(rate(x[5m]))": a verb that runs what follows it, unquoted.
+_RUN_VERB = re.compile(
+    r"^(?:run|execute|evaluate|eval|query)\s+(?:this\s+|the\s+)?(?:expression\s*:?\s*)?", re.I
+)
 _SQL_INTRO = re.compile(r"\b(?:sql|query)\s*[:=]\s*|(?=\bselect\b)", re.IGNORECASE)
 _QUOTED = re.compile(r"`([^`]{1,2000})`|\"([^\"]{1,2000})\"|“([^”]{1,2000})”|'([^']{1,2000})'")
 # A metric name (snake_case, or any name with a selector) the question asks the value of.
@@ -82,8 +93,9 @@ _LEVELS = {
     "info": "info",
 }
 _LAST_N = re.compile(
-    r"\b(?:last|latest|newest|recent|most recent|first|top)\s+(\d{1,5})\b|\b(\d{1,5})\s+(?:log\s+)?"
-    r"(?:lines|entries|messages|logs|rows)\b",
+    r"\b(?:last|latest|newest|recent|most recent|first|top)\s+(\d{1,5})\b|\b(\d{1,5})\s+"
+    r"(?:(?:most\s+recent|latest|newest|last|recent)\s+)?(?:\w+\s+)?(?:log\s+)?"
+    r"(?:lines|entries|messages|logs|rows|errors|warnings)\b",
     re.IGNORECASE,
 )
 _WINDOW = re.compile(
@@ -108,6 +120,11 @@ _SERVICE_PATTERNS = (
     # A lookahead: "of for X" must still find X after skipping "for".
     re.compile(r"\b(?:from|of|for|in|on)\s+(?:the\s+)?(?=([A-Za-z0-9_.-]+)\b)", re.I),
     re.compile(r"\b([A-Za-z0-9_.-]+)\s+(?:service\s+)?(?:logs?|log lines)\b", re.I),
+    re.compile(
+        r"\b(?:did|does|do|is|are|has|have)\s+(?:the\s+)?([\w.-]+)\s+(?:service\s+)?"
+        r"(?:log|logged|logging|throw|threw|thrown|throwing|emit|emitted|emitting|report|reported|print|printed)\b",
+        re.I,
+    ),
 )
 # Words that can stand where a service name would, but name none.
 _NAMELESS_WORDS = """
@@ -118,7 +135,8 @@ _NAMELESS_WORDS = """
     day mins min it this that them these those me us my our its their alerts alert targets target rules
     rule metrics metric value values text word phrase containing contains matching with for from in
     of on prometheus promql sql query loki show list find grep search get give print display fetch post
-    paste dump tail return pull lookup run execute evaluate count output read"""
+    paste dump tail return pull lookup run execute evaluate count output read which what who are is was
+    were there how many did does do has have shows""".strip()
 _NOT_A_NAME = frozenset(_NAMELESS_WORDS.split())
 _ALERTS = re.compile(r"\balerts?\b", re.IGNORECASE)
 _TARGETS = re.compile(r"\b(?:scrape\s+)?targets?\b", re.IGNORECASE)
@@ -182,6 +200,9 @@ def _promql_expression(text: str) -> str | None:
         quoted = _QUOTED.search(rest)
         expression = _first_group(quoted) if quoted else rest
         return expression.strip().rstrip("?") or None
+    run = _RUN_VERB.match(text)
+    if run is not None and _PROMQL_SHAPE.match(text[run.end() :]) and not _LOGS.search(text):
+        return text[run.end() :].strip().rstrip("?")
     quoted = _QUOTED.search(text)
     asked = bool(_DATA_VERB.match(text) or _VALUE_OF.match(text))
     if quoted is not None and asked and _PROMQL_SHAPE.search(_first_group(quoted)) and not _LOGS.search(text):

@@ -93,6 +93,37 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         {"promql": "rate(x_total[5m])", "window_minutes": 30},
     ),
     ("show `up == 0`", "query_promql_instant", {"promql": "up == 0"}),
+    (
+        "What errors did checkout log in the last 30 minutes?",
+        "query_logs",
+        {"service": "checkout", "level": "error", "window_minutes": 30},
+    ),
+    ("What errors is checkout throwing?", "query_logs", {"service": "checkout", "level": "error"}),
+    ("Are there any errors in the payment logs?", "query_logs", {"service": "payment", "level": "error"}),
+    (
+        "How many errors did payment log in the last hour?",
+        "query_logs",
+        {"service": "payment", "window_minutes": 60},
+    ),
+    (
+        "Print the 5 most recent warnings from gateway",
+        "query_logs",
+        {"service": "gateway", "level": "warn", "limit": 5},
+    ),
+    (
+        "grep for OutOfMemoryError in orchard logs",
+        "query_logs",
+        {"service": "orchard", "contains": "OutOfMemoryError"},
+    ),
+    ("search the logs of api for 'timeout'", "query_logs", {"service": "api", "contains": "timeout"}),
+    ("Any alerts firing?", "list_alerts", {}),
+    ("Is there any alert for redis?", "list_alerts", {"service": "redis"}),
+    ("Query prometheus for up == 0", "query_promql_instant", {"promql": "up == 0"}),
+    (
+        "Evaluate sum(rate(x_total[5m])) by (job)",
+        "query_promql_instant",
+        {"promql": "sum(rate(x_total[5m])) by (job)"},
+    ),
 ]
 
 # Questions that ask for a judgement, not rows: they stay diagnoses ("explain ..." a short answer).
@@ -112,6 +143,9 @@ NOT_LOOKUPS = [
     "find out what happened to payment",
     "Which service is causing the errors?",
     "explain the errors in the gateway logs",
+    "What errors are causing the outage?",
+    "Are there any problems with payment?",
+    "Why did payment log errors?",
 ]
 
 
