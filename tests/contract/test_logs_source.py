@@ -192,6 +192,18 @@ async def test_contains_keeps_only_lines_with_the_text(source: LogsSource, world
     assert lines == [line for line in everything if TIMEOUT_PHRASE in line.message]
 
 
+async def test_label_filters_keep_only_lines_with_those_labels(source: LogsSource, world: World) -> None:
+    window = last(world, 90)
+    everything = await source.query_range(LogQuery(window=window, limit=1_000, service="ledger"))
+
+    lines = await source.query_range(
+        LogQuery(window=window, limit=1_000, service="ledger", labels={"host": "ledger-2"})
+    )
+
+    assert lines and len(lines) < len(everything)
+    assert lines == [line for line in everything if line.labels.get("host") == "ledger-2"]
+
+
 async def test_native_label_matchers_select_streams(loki_source: LokiClient, world: World) -> None:
     window = last(world, 60)
 
