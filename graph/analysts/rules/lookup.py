@@ -64,7 +64,6 @@ _PROMQL_INTRO = re.compile(
 _RUN_VERB = re.compile(
     r"^(?:run|execute|evaluate|eval|query)\s+(?:this\s+|the\s+)?(?:expression\s*:?\s*)?", re.I
 )
-_SQL_INTRO = re.compile(r"\b(?:sql|query)\s*[:=]\s*|(?=\bselect\b)", re.IGNORECASE)
 _QUOTED = re.compile(r"`([^`]{1,2000})`|\"([^\"]{1,2000})\"|“([^”]{1,2000})”|'([^']{1,2000})'")
 # A metric name (snake_case, or any name with a selector) the question asks the value of.
 _METRIC_NAME = re.compile(
@@ -140,10 +139,8 @@ _NAMELESS_WORDS = """
 _NOT_A_NAME = frozenset(_NAMELESS_WORDS.split())
 _ALERTS = re.compile(r"\balerts?\b", re.IGNORECASE)
 _TARGETS = re.compile(r"\b(?:scrape\s+)?targets?\b", re.IGNORECASE)
-_RULES = re.compile(r"\b(?:alerting|recording)?\s*rules?\b", re.IGNORECASE)
 _DOWN = re.compile(r"\b(?:down|unhealthy|failing|failed|not up|unreachable)\b", re.IGNORECASE)
 _UP = re.compile(r"\b(?:are|is|that are|which are)\s+(?:up|healthy)\b", re.IGNORECASE)
-_FIRING = re.compile(r"\b(?:firing|active|open|triggered)\b", re.IGNORECASE)
 _RANGE = re.compile(
     r"\b(?:over|during|for|in)\s+the\s+(?:last|past)\b|\b(?:trend|history|graph|range)\b", re.I
 )
