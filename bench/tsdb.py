@@ -173,16 +173,17 @@ async def settle(
     """Wait until process `pid` uses under `idle_cpu_s` of CPU in `window_s` (its scrapes and rule
     evaluations only), at most `limit_s`."""
     deadline = time.monotonic() + limit_s
-    before = _cpu_s(pid)
+    before = cpu_seconds(pid)
     while time.monotonic() < deadline:
         await asyncio.sleep(window_s)
-        now = _cpu_s(pid)
+        now = cpu_seconds(pid)
         if now - before < idle_cpu_s:
             return
         before = now
 
 
-def _cpu_s(pid: int) -> float:
+def cpu_seconds(pid: int) -> float:
+    """User and system CPU seconds process `pid` has used."""
     # /proc/<pid>/stat fields 14 and 15: user and system time in clock ticks (after the command name).
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

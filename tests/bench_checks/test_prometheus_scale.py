@@ -35,8 +35,11 @@ async def test_three_backfilled_sizes_give_a_row_each_with_bytes_read_from_prome
         assert row.backfill.tsdb_bytes > 0
         assert row.discovery.bytes > 0 and row.discovery.calls >= len(discovery_tools()) >= 1
         assert row.diagnosis.bytes > 0 and row.diagnosis.calls > 0
+        assert row.diagnosis.service_cpu_s > 0  # whose work it was: this process's CPU, and Prometheus's
         assert row.outcome in ("SUCCESS", "FALLBACK")
     result = ItemResult("prometheus_scale", "")
     judge(result, rows)
-    ratios = [f for f in result.figures if f.unit == "x"]
+    ratios = [f for f in result.figures if f.unit == "x" and f.target is not None]
     assert len(ratios) == 4 and all(f.value > 0 for f in ratios)
+    # Prometheus's and the service's CPU ratios for both pieces, printed without a target.
+    assert sum("CPU" in f.name and f.target is None for f in result.figures) == 4
