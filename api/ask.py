@@ -33,6 +33,7 @@ TOKEN_VARIABLE = "SUPERBIZ_API_TOKEN"
 SERVER_TOKENS_VARIABLE = "SUPERBIZ_API_TOKENS"  # the server's own `name:token,...`
 # Server text shown on a terminal: no escape sequences (C0 but tab/newline, DEL, C1).
 _TERMINAL_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_MARKDOWN_ESCAPE = re.compile(r"\\([\\`*_\[\]<>|#~])")
 
 
 def token_from_environment(environ: dict[str, str] | None = None) -> str | None:
@@ -126,7 +127,8 @@ def _print_answer(content: dict[str, Any], out: TextIO, *, plain: bool) -> None:
         else:
             Console(file=out, highlight=False).print(Markdown(text))
             return
-    out.write(text.rstrip() + "\n")
+    # Plain text: the Markdown escapes only mattered to a Markdown renderer.
+    out.write(_MARKDOWN_ESCAPE.sub(r"\1", text).rstrip() + "\n")
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,9 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
-from playwright.async_api import Locator, Page, expect
+from playwright.async_api import Browser, Locator, Page, expect
 
 from tests.browser.chat_page import ask, open_chat
+from tests.browser.screenshots import SCREENSHOT_DIR
 
 pytestmark = [pytest.mark.browser, pytest.mark.asyncio(loop_scope="session")]
 
@@ -100,3 +101,18 @@ async def test_metric_findings_draw_their_evidence_in_chat_and_trace(page: Page,
     await page.goto(f"{real_url}/{href}")
     await expect(page.locator("#trace-state")).to_contain_text("Trace loaded")
     await check_report_charts(page.locator("#answer"), payload)
+
+
+async def test_chart_screenshot_for_the_readme(browser: Browser, real_url: str) -> None:
+    """`docs/screenshots/chart.png`: the first chart of a demo diagnosis, at a phone's width."""
+    context = await browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    try:
+        page = await context.new_page()
+        await open_chat(page, real_url)
+        answer = await ask(page, "why is checkout slow?")
+        figure = answer.locator("figure.metric-chart").first
+        await figure.scroll_into_view_if_needed()
+        image = await figure.screenshot(path=str(SCREENSHOT_DIR / "chart.png"))
+        assert image.startswith(b"\x89PNG")
+    finally:
+        await context.close()
