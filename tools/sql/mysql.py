@@ -4,6 +4,7 @@ sql_mode and limits pinned, a read-only transaction, rows streamed one by one un
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -23,6 +24,7 @@ logger = logging.getLogger(__name__)
 PINNED_SQL_MODE = "STRICT_TRANS_TABLES,ERROR_FOR_DIVISION_BY_ZERO,NO_ENGINE_SUBSTITUTION"
 # MariaDB max_statement_time, MySQL max_execution_time, and "query interrupted".
 _TIMEOUT_CODES = {1969, 3024, 1317}
+_QUIT_TIMEOUT_S = 1.0
 _PUBLIC = {
     1146: failures.UNKNOWN_TABLE,
     1054: failures.UNKNOWN_COLUMN,
@@ -69,6 +71,7 @@ async def run_mysql(
 ) -> SqlResult:
     """Run one statement; the connection is closed, never committed, whatever happens."""
     connection = await connect_mysql(url, connect_timeout_s=bounds.connect_timeout_s)
+    drained = False
     try:
         cursor = await connection.cursor(aiomysql.SSCursor)
         await _pin_session(connection, cursor, timeout_ms, bounds)
@@ -77,14 +80,25 @@ async def run_mysql(
         budget = RowBudget(
             max_rows=max_rows, max_bytes=bounds.max_result_bytes, value_chars=bounds.value_chars(len(columns))
         )
-        if cursor.description:
-            await _stream(cursor, budget)
+        drained = await _stream(cursor, budget) if cursor.description else True
         return SqlResult(columns=columns, rows=budget.rows, truncated=budget.truncated)
     except aiomysql.Error as error:
         raise _public(error, timeout_ms) from error
     finally:
         # Closing the socket drops unread rows (SSCursor.close() would read them all first) and
-        # ends the transaction without a commit.
+        # ends the transaction without a commit. With nothing left unread the session says goodbye
+        # (COM_QUIT) first: a dropped socket counts as an aborted client, which MariaDB logs as a
+        # warning, and the service's own reads (a dozen per inspect_database) would fill the log.
+        if drained:
+            await _quit(connection)
+        else:
+            connection.close()
+
+
+async def _quit(connection: Any) -> None:
+    try:
+        await asyncio.wait_for(connection.ensure_closed(), timeout=_QUIT_TIMEOUT_S)
+    except (OSError, TimeoutError):
         connection.close()
 
 
@@ -105,15 +119,18 @@ async def _pin_session(connection: Any, cursor: Any, timeout_ms: int, bounds: Se
     await cursor.execute("START TRANSACTION READ ONLY")
 
 
-async def _stream(cursor: Any, budget: RowBudget) -> None:
+async def _stream(cursor: Any, budget: RowBudget) -> bool:
+    """Read rows into `budget`; True when the result was read to its end (no row left unread)."""
     # MariaDB cannot describe a statement without running it through this client (aiomysql has no
     # server-side prepare), so values are not cut on the server: each arrives whole, bounded by the
     # server's max_allowed_packet (REPEAT and friends return NULL past it), is cut here, and only one
     # unread row is held at a time.
     while True:
         row = await cursor.fetchone()
-        if row is None or not budget.offer(row):
-            return
+        if row is None:
+            return True
+        if not budget.offer(row):
+            return False
 
 
 def _public(error: Exception, timeout_ms: int) -> SourceError:
