@@ -302,3 +302,24 @@ async def test_sqlite_world_datasource_answers_empty() -> None:
     evidence = await toolbox.call("inspect_database", {"datasource": names[0]}, RunEvidence(1_000_000))
     assert evidence.status is EvidenceStatus.EMPTY
     assert "PostgreSQL and MariaDB/MySQL" in evidence.summary
+
+
+async def test_mariadb_reads_leave_no_aborted_clients(mariadb: tuple[dict[str, Any], str]) -> None:
+    """Every statement read to its end says goodbye (COM_QUIT): the service's own reads are never logged
+    by MariaDB as aborted connections, which a log source would then read as trouble."""
+    root, reader = mariadb
+
+    def aborted_clients() -> int:
+        conn = pymysql.connect(**root)
+        try:
+            with conn.cursor() as cursor:
+                cursor.execute("SHOW GLOBAL STATUS LIKE 'Aborted_clients'")
+                row = cursor.fetchone()
+                return int(row[1]) if row else -1
+        finally:
+            conn.close()
+
+    before = aborted_clients()
+    evidence = await _inspect(reader)
+    assert evidence.status is EvidenceStatus.OK, evidence.summary
+    assert aborted_clients() == before
