@@ -105,6 +105,7 @@ class RunRecorder:
                 await asyncio.wait({flush})
             else:
                 flush.cancel()  # still waiting: its rows go with the outcome instead
+                self._flush = None
         steps, tools = self._take()
         return await self._runs.finish_run(run_id=self.run_id, steps=steps, tools=tools, **outcome)
 
@@ -113,6 +114,7 @@ class RunRecorder:
         self._closed = True
         if self._flush is not None and not self._writing:
             self._flush.cancel()
+            self._flush = None
 
     def _counted(self, kind: str) -> bool:
         if self._rows[kind] >= MAX_ROWS:

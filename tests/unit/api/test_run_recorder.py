@@ -4,6 +4,8 @@ rest with the run's outcome: no row twice, none lost, in the order the graph rep
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -143,3 +145,21 @@ async def test_no_batch_is_written_after_the_run_is_closed() -> None:
     recorder.close()
     await asyncio.sleep(FLUSH_S * 3)
     assert store.batches == [] and not store.writing.is_set()
+
+
+async def test_a_finished_recorder_is_freed_without_the_cycle_collector() -> None:
+    """A flush cancelled by the terminal write must not keep the recorder in a reference cycle (its
+    task's context holds the graph's whole run): reference counting frees it, not a later collection."""
+    store = _Store()
+    recorder = _recorder(store)
+    recorder._flush_after_s = 60.0
+    await recorder.on_node("router", "ok", 1.0, "")  # schedules a flush, cancelled by finish
+    gc.disable()
+    try:
+        await recorder.finish(status="SUCCESS")
+        await asyncio.sleep(0)  # the cancelled flush task runs to its end
+        alive = weakref.ref(recorder)
+        del recorder
+        assert alive() is None
+    finally:
+        gc.enable()
