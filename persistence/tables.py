@@ -59,7 +59,10 @@ class ChatSession(SQLModel, table=True):
     """Metadata of one chat session; never its history (that is the session-context store)."""
 
     __tablename__ = "chat_session"
-    __table_args__ = (sa.UniqueConstraint("session_id", name="uq_chat_session_session_id"),)
+    __table_args__ = (
+        sa.UniqueConstraint("session_id", name="uq_chat_session_session_id"),
+        sa.Index("ix_chat_session_principal", "principal"),  # the Investigations list (0005)
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     session_id: str = Field(max_length=ID_CHARS)
@@ -80,6 +83,7 @@ class DiagnosisRun(SQLModel, table=True):
         sa.Index("ix_diagnosis_run_session_run", "session_id", "run_id"),
         # the orphan sweep looks for RUNNING rows by heartbeat age
         sa.Index("ix_diagnosis_run_status_heartbeat", "status", "heartbeat_at"),
+        sa.Index("ix_diagnosis_run_created_at", "created_at"),  # newest runs first (0005)
     )
 
     id: int | None = Field(default=None, primary_key=True)

@@ -7,14 +7,19 @@ import asyncio
 from typing import Any
 
 import httpx
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from persistence.db import upgrade_head
 from tests.api.conftest import MakeClient
+from tests.conftest import require_service_url
 from tests.support.alertmanager_payload import alert, notification
 from tests.support.live_server import live_server
+from tests.support.postgres import fresh_database
+from tests.support.sse import post_stream
 
 HOOK = {"Authorization": "Bearer hook-token-123"}
 ALICE = {"Authorization": "Bearer alice-token-123"}
@@ -107,3 +112,19 @@ async def test_the_finished_report_is_posted_with_retries(make_client: MakeClien
     text = received[1]["text"]
     assert text.startswith("*SuperBiz investigation*: Alertmanager: HighErrorRate firing")
     assert "## HighErrorRate" in text and "# Diagnosis report" in text
+
+
+@pytest.mark.postgres
+async def test_investigations_list_on_postgresql(make_client: MakeClient) -> None:
+    with fresh_database(require_service_url("SUPERBIZ_TEST_PG_URL"), "superbiz_investigations") as url:
+        await asyncio.to_thread(upgrade_head, url)
+        async with make_client(database_url=url, api_tokens=TOKENS, alert_webhook=WEBHOOK) as (_, client):
+            body = notification([alert("HighErrorRate", "payment")])
+            ack = (await client.post("/api/alertmanager/webhook", json=body, headers=HOOK)).json()["data"]
+            await finished_trace(client, ack["sessionId"], ack["runId"])
+            client.headers.update(BOB)
+            await post_stream(client, "/api/chat", {"query": "why is checkout slow?"})
+            mine = (await client.get("/api/investigations", headers=ALICE)).json()["data"]
+            bobs = (await client.get("/api/investigations", headers=BOB)).json()["data"]
+    assert [item["runId"] for item in mine] == [ack["runId"]]
+    assert len(bobs) == 1 and bobs[0]["agentFlow"] == "CHAT" and bobs[0]["rootCause"]

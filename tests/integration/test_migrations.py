@@ -67,7 +67,7 @@ def _tables(url: str) -> set[str]:
 def test_upgrade_head_on_an_empty_database_creates_every_table(empty_db_url: str) -> None:
     assert current_revision(empty_db_url) is None
     upgrade_head(empty_db_url)
-    assert current_revision(empty_db_url) == head_revision() == "0004_case_principal"
+    assert current_revision(empty_db_url) == head_revision() == "0005_investigation_indexes"
     assert _tables(empty_db_url) == APP_TABLES
     assert "orchestration_trace" in _columns(empty_db_url, "diagnosis_run")
 
@@ -298,3 +298,14 @@ def test_existing_cases_take_the_principal_of_their_runs_session_and_downgrade_k
         kept = connection.execute(sa.text("SELECT count(*) FROM case_library")).scalar_one()
     engine.dispose()
     assert kept == 3
+
+
+def test_investigation_indexes_come_and_go_with_their_revision(empty_db_url: str) -> None:
+    upgrade_head(empty_db_url)
+    assert "ix_chat_session_principal" in _index_names(empty_db_url, "chat_session")
+    assert "ix_diagnosis_run_created_at" in _index_names(empty_db_url, "diagnosis_run")
+    downgrade(empty_db_url, "0004_case_principal")
+    assert "ix_chat_session_principal" not in _index_names(empty_db_url, "chat_session")
+    assert "ix_diagnosis_run_created_at" not in _index_names(empty_db_url, "diagnosis_run")
+    upgrade_head(empty_db_url)
+    assert check_drift(empty_db_url) == []

@@ -23,7 +23,7 @@ def test_sync_url_keeps_psycopg_and_swaps_aiosqlite() -> None:
 
 
 def test_head_revision_is_the_case_principal_migration() -> None:
-    assert head_revision() == "0004_case_principal"
+    assert head_revision() == "0005_investigation_indexes"
 
 
 async def test_sqlite_engine_creates_its_directory_and_enforces_foreign_keys(
