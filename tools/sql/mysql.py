@@ -83,6 +83,9 @@ async def run_mysql(
         drained = await _stream(cursor, budget) if cursor.description else True
         return SqlResult(columns=columns, rows=budget.rows, truncated=budget.truncated)
     except aiomysql.Error as error:
+        # The server's error packet ends the statement: nothing is left unread (a lost connection
+        # fails the goodbye too, and is then closed).
+        drained = True
         raise _public(error, timeout_ms) from error
     finally:
         # Closing the socket drops unread rows (SSCursor.close() would read them all first) and
