@@ -369,3 +369,22 @@ def plan_lookup(request: PlanRequest) -> Plan:
         return Plan()
     ask = lookup_ask(request.route.resolved_query, request.datasources)
     return Plan(calls=list(ask.calls)[: request.remaining_tool_calls]) if ask is not None else Plan()
+
+
+_ANOTHER = re.compile(
+    r"^\s*(?:and|also|same|now|what about|how about|and what about|and now)\s+(?:the same\s+)?"
+    r"(?:for|of|from|on|in|with)?\s*(?:the\s+)?([A-Za-z0-9_.:-]+)(?:\s+(?:service|app|job|logs?|too))?\s*[?.!]?\s*$",
+    re.IGNORECASE,
+)
+
+
+def follow_up_lookup(question: str, previous: str) -> str | None:
+    """ "and for checkout?" after a lookup about a system: the previous lookup, about the newly named one."""
+    another = _ANOTHER.match(question)
+    earlier = lookup_ask(previous) if another is not None else None
+    if another is None or earlier is None or not earlier.services:
+        return None
+    name = another.group(1).strip(".-")
+    if name.lower() in _NOT_A_NAME:
+        return None
+    return re.sub(rf"(?<![\w.-]){re.escape(earlier.services[0])}(?![\w-])", name, previous)

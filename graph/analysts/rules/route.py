@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from graph.analysts.base import Route, RouteRequest
-from graph.analysts.rules.lookup import lookup_ask
+from graph.analysts.rules.lookup import follow_up_lookup, lookup_ask
 from graph.analysts.rules.vocabulary import (
     DIAGNOSTIC,
     FOLLOW_UP,
@@ -35,9 +35,11 @@ def route_question(request: RouteRequest) -> Route:
     diagnostic = bool(DIAGNOSTIC.search(query)) or request.flow == "AI_OPS"
     if not diagnostic and GREETING.match(query) and len(query.split()) <= 6:
         return Route(route="simple", intent="greeting", resolved_query=resolved, services=services)
-    if request.flow != "AI_OPS" and (ask := lookup_ask(query)) is not None:
-        named = _unique([*services, *ask.services])
-        return Route(route="lookup", intent="lookup", resolved_query=resolved, services=named)
+    # A lookup is the question's own query ("and for checkout?" after a lookup: the same one about checkout).
+    asked = (follow_up_lookup(query, last.query) if last is not None else None) or query
+    if request.flow != "AI_OPS" and (ask := lookup_ask(asked)) is not None:
+        named = _unique([*_named(asked, request.services), *ask.services])
+        return Route(route="lookup", intent="lookup", resolved_query=asked, services=named)
     if HOW_TO.search(query) and not _asks_why(query):
         return Route(route="simple", intent="how_to", resolved_query=resolved, services=services)
     return Route(route="complex", intent="diagnosis", resolved_query=resolved, services=_unique(services))
@@ -52,7 +54,8 @@ def confident_route(request: RouteRequest) -> Route | None:
     questions without a symptom word are left to the model.
     """
     if request.history and FOLLOW_UP.search(request.query):
-        return None
+        if follow_up_lookup(request.query, request.history[-1].query) is None:
+            return None
     route = route_question(request)
     if route.intent == "greeting" or route.route == "lookup":
         return route

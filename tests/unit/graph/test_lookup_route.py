@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from graph.analysts.base import PlanRequest, Route, RouteRequest
+from graph.analysts.base import PlanRequest, Route, RouteRequest, Turn
 from graph.analysts.rules.lookup import lookup_ask, plan_lookup
 from graph.analysts.rules.route import confident_route, route_question
 
@@ -210,3 +210,16 @@ def test_a_sql_statement_runs_on_the_datasource_the_question_names() -> None:
 def test_a_lookup_plans_one_round_and_nothing_for_a_question_it_cannot_read() -> None:
     assert plan_lookup(_plan_request("Which targets are down?", [], round=2)).calls == []
     assert plan_lookup(_plan_request("Could you pull up what the db said?", [])).calls == []
+
+
+def test_a_follow_up_to_a_lookup_is_the_same_lookup_about_the_system_it_names() -> None:
+    earlier = Turn(query="Show the last 5 error lines from payment", summary="5 log lines")
+    route = route_question(RouteRequest(query="and for checkout?", flow="CHAT", history=[earlier]))
+    assert route.route == "lookup" and route.resolved_query == "Show the last 5 error lines from checkout"
+    assert "checkout" in route.services
+    assert confident_route(RouteRequest(query="and for checkout?", flow="CHAT", history=[earlier])) == route
+    diagnosis = Turn(query="why is payment slow?", summary="pool exhausted", root_cause_service="payment")
+    assert (
+        route_question(RouteRequest(query="and for checkout?", flow="CHAT", history=[diagnosis])).route
+        == "complex"
+    )
