@@ -61,13 +61,14 @@ async def test_openapi_describes_every_json_success_body_in_camel_case(client: h
     json_bodies = 0
     for path, operations in document["paths"].items():
         for method, operation in operations.items():
-            content = operation["responses"]["200"].get("content", {})
+            success = operation["responses"].get("200") or operation["responses"]["202"]  # 202: the webhook
+            content = success.get("content", {})
             if "application/json" not in content:
                 continue  # the two SSE streams and the Prometheus text
             json_bodies += 1
             ref = content["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
             assert schemas[ref]["required"] == ["code", "message", "data"], (method, path)
-    assert json_bodies == 5  # healthz, readyz, runs, trace, feedback
+    assert json_bodies == 7  # healthz, readyz, runs, trace, feedback, investigations, alertmanager webhook
     run = schemas["RunSummaryBody"]
     assert {"runId", "sessionId", "createdAt", "toolCallCount"} <= set(run["properties"])
     assert run["additionalProperties"] is False
