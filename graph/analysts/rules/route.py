@@ -53,9 +53,9 @@ def confident_route(request: RouteRequest) -> Route | None:
     reference to resolve against earlier turns. How-to questions, follow-ups and
     questions without a symptom word are left to the model.
     """
-    if request.history and FOLLOW_UP.search(request.query):
-        if follow_up_lookup(request.query, request.history[-1].query) is None:
-            return None
+    follow_up = bool(request.history) and bool(FOLLOW_UP.search(request.query))
+    if follow_up and follow_up_lookup(request.query, request.history[-1].query) is None:
+        return None
     route = route_question(request)
     if route.intent == "greeting" or route.route == "lookup":
         return route
