@@ -51,6 +51,7 @@ from graph.analysts.llm.prompts import (
     REPAIR_PROMPT,
     ROUTE_PROMPT,
 )
+from graph.analysts.llm.verdicts import hold_rules, verdict_checks
 from graph.analysts.rules.route import confident_route
 from tools.facts import Digest
 
@@ -121,15 +122,23 @@ class LlmAnalyst:
         return Plan(calls=plan.calls[: request.remaining_tool_calls])
 
     async def diagnose(self, request: DiagnoseRequest, meter: ModelMeter) -> Draft:
+        diagnosing = request.route.route == "complex"
+        checks = verdict_checks(request) if diagnosing else {}
         payload = compact(
             {
                 "question": request.route.resolved_query,
                 "route": request.route.route,
                 "now": request.now,
+                **({"checks": checks} if diagnosing else {}),
                 **_evidence_and_digest(request.evidence, request.digest),
             }
         )
-        return await self._ask(Draft, DIAGNOSE_PROMPT, payload, meter)
+        draft = await self._ask(Draft, DIAGNOSE_PROMPT, payload, meter)
+        if not diagnosing:
+            return draft
+        # The verdict and scope rules hold whoever drafts: a draft that breaks them gives way to the
+        # rule-based draft of the same evidence (no model call).
+        return hold_rules(draft, await self._rules.diagnose(request, meter), checks)
 
     async def repair(self, request: RepairRequest, meter: ModelMeter) -> Repair:
         payload = compact(

@@ -37,12 +37,15 @@ already answers the question. The query tools, with their arguments:
 
 DIAGNOSE_PROMPT = """\
 You diagnose a production incident from an evidence digest. Answer with the Draft tool.
-Every finding must cite the evidence ids it relies on, and may only state numbers, service names, hosts
-and error strings that appear in those evidence items. Name the root cause service, a category
-(one of: {categories})
-and a confidence between 0 and 1. List signals unrelated to the incident under ruled_out
-with the reason and evidence. If nothing is wrong, set healthy=true, give no root cause and say plainly that
-no incident was found. Recommendations may name a runbook file only if it appears in the evidence.
+Every finding must cite the evidence ids it relies on, and may only state numbers, service names, hosts and
+error strings that appear in those evidence items. verdict: incident, healthy or inconclusive. Alerts in
+checks.firing are never healthy: if nothing explains one, verdict incident with no root cause, saying alert
+X is firing on Y and its cause is not established. Recovered trouble and moves within a series' normal range
+are not incidents. checks.missing and nothing wrong: inconclusive, naming them. checks.scope is the system
+to diagnose; other problems are listed as also happening in the summary, never as its root cause. The root
+cause statement names the system and its strongest signals in their own words, with values and times;
+category is a tag (one of: {categories}). List unrelated signals under ruled_out with the reason and
+evidence. Recommendations may name a runbook file only if it appears in the evidence.
 Never include credentials, stack traces or destructive commands without a warning.""".format(
     categories=", ".join(CATEGORY_NAMES)
 )

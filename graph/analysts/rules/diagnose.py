@@ -29,11 +29,9 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     """A diagnosis draft from the digest alone; the monitoring `stack` is no suspect unless asked about."""
     digest = request.digest
     focus = question_terms(request.route.resolved_query) + list(request.route.services)
-    asked = stack.asked_about(question_words(request.route.resolved_query))
-    ranking = rank_suspects(digest, focus=focus, known=request.services, stack=None if asked else stack)
-    named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]] + list(request.services)
+    ranking, target = _ranked_in_scope(request, stack)
     question = request.route.resolved_query
-    if target := scoped_service(question, request.route.services, named, digest):
+    if target:
         ranking = scope_ranking(ranking, target, digest)
     elif orphans := [g for g in named_alert_groups(question, digest) if not g.service]:
         # The question is about an alert that names no system: it is answered about that alert,
@@ -71,6 +69,22 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         open_questions=_open_questions(digest),
         ruled_out=ruled_out,
     )
+
+
+def question_scope(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_STACK) -> str | None:
+    """The one system the question is about (named, or owning the alert or metric it names), if any."""
+    return _ranked_in_scope(request, stack)[1]
+
+
+def _ranked_in_scope(request: DiagnoseRequest, stack: MonitoringStack) -> tuple[Ranking, str | None]:
+    question = request.route.resolved_query
+    focus = question_terms(question) + list(request.route.services)
+    asked = stack.asked_about(question_words(question))
+    ranking = rank_suspects(
+        request.digest, focus=focus, known=request.services, stack=None if asked else stack
+    )
+    named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]] + list(request.services)
+    return ranking, scoped_service(question, request.route.services, named, request.digest)
 
 
 def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Finding]:
