@@ -113,9 +113,8 @@ def group_session_id(group_key: str) -> str:
     return "am-" + hashlib.sha256(group_key.encode()).hexdigest()[:32]
 
 
-def group_title(notification: AlertmanagerNotification) -> str:
-    """The run's question: what fired, how often, under which group labels."""
-    firing = notification.firing()
+def group_title(notification: AlertmanagerNotification, firing: list[WebhookAlert]) -> str:
+    """The run's question: what fired (the alerts read of it), how often, under which group labels."""
     names = sorted({a.labels.get("alertname", "unnamed") for a in firing})
     labels = " ".join(f"{k}={v}" for k, v in sorted(notification.groupLabels.items()))
     head = f"Alertmanager: {', '.join(names[:5])}{' ...' if len(names) > 5 else ''} firing"
@@ -186,7 +185,7 @@ class AlertInvestigations:
         return (seen[1], seen[2]) if seen else None
 
     async def receive(self, notification: AlertmanagerNotification) -> Acknowledgement:
-        firing = notification.firing()
+        firing = notification.firing()[: self._settings.max_alerts]  # bounded work per notification
         if not firing:
             return Acknowledgement(False, "RESOLVED_ONLY")
         key = notification.groupKey + "\x1e" + ",".join(sorted(fingerprint(a) for a in firing))
@@ -201,7 +200,7 @@ class AlertInvestigations:
             raise Unavailable()
         self._seen[key] = (time.monotonic(), None, None)  # a concurrent copy is a duplicate already
         self._opening += 1
-        title = group_title(notification)
+        title = group_title(notification, firing)
         try:
             opened = await self._flow.open(
                 session_id=group_session_id(notification.groupKey),

@@ -128,3 +128,13 @@ async def test_investigations_list_on_postgresql(make_client: MakeClient) -> Non
             bobs = (await client.get("/api/investigations", headers=BOB)).json()["data"]
     assert [item["runId"] for item in mine] == [ack["runId"]]
     assert len(bobs) == 1 and bobs[0]["agentFlow"] == "CHAT" and bobs[0]["rootCause"]
+
+
+async def test_a_notification_is_read_up_to_max_alerts(make_client: MakeClient) -> None:
+    async with make_client(api_tokens=TOKENS, alert_webhook={**WEBHOOK, "max_alerts": 1}) as (_, client):
+        alerts = [alert("HighErrorRate", "payment"), alert("HighLatencyP99", "payment", fingerprint="f2")]
+        ack = (
+            await client.post("/api/alertmanager/webhook", json=notification(alerts), headers=HOOK)
+        ).json()["data"]
+        trace = await finished_trace(client, ack["sessionId"], ack["runId"])
+    assert "Alertmanager: HighErrorRate firing (1 alert(s)" in trace["run"]["query"]
