@@ -379,7 +379,7 @@ _ANOTHER = re.compile(
 
 
 def follow_up_lookup(question: str, previous: str) -> str | None:
-    """ "and for checkout?" after a lookup about a system: the previous lookup, about the newly named one."""
+    """A follow-up such as "and for X?" after a lookup about a system: the previous lookup, about X."""
     another = _ANOTHER.match(question)
     earlier = lookup_ask(previous) if another is not None else None
     if another is None or earlier is None or not earlier.services:

@@ -35,7 +35,7 @@ def route_question(request: RouteRequest) -> Route:
     diagnostic = bool(DIAGNOSTIC.search(query)) or request.flow == "AI_OPS"
     if not diagnostic and GREETING.match(query) and len(query.split()) <= 6:
         return Route(route="simple", intent="greeting", resolved_query=resolved, services=services)
-    # A lookup is the question's own query ("and for checkout?" after a lookup: the same one about checkout).
+    # A lookup is the question's own query ("and for X?" after a lookup: the same one about X).
     asked = (follow_up_lookup(query, last.query) if last is not None else None) or query
     if request.flow != "AI_OPS" and (ask := lookup_ask(asked)) is not None:
         named = _unique([*_named(asked, request.services), *ask.services])
