@@ -95,6 +95,8 @@ async def test_metric_findings_draw_their_evidence_in_chat_and_trace(page: Page,
     assert box is not None and box["width"] <= 390
     tick = await first.locator("text.tick").first.bounding_box()
     assert tick is not None and tick["height"] >= 9  # readable text at 390 px
+    overflow = await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0  # the charts fit a phone's width
     await first.focus()
     assert await page.evaluate("document.activeElement.tagName.toLowerCase()") == "svg"
 
