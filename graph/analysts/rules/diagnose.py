@@ -162,6 +162,8 @@ def _category_text(root: Suspect, ranking: Ranking) -> str:
     # decide the category when the root has no errors of its own to say what went wrong.
     if not root.errors:
         parts += [f"{p.template} {p.example}" for p in root.blamed_by.values()]
+        # A system whose trouble is a change or platform event: the event says what happened.
+        parts += [p.example for p in root.changes]
     if root.held_by_sql:
         # A blocker's waiters say what the blocking does to them (lock timeouts, lock waits).
         parts += [" ".join(summary.highlights) for summary in root.held_by_sql]

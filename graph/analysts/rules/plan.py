@@ -32,6 +32,9 @@ _STATE_COLUMN = re.compile(r"^(?:status|state|phase|result|outcome|wait_event(?:
 _TIME_COLUMN = re.compile(r"(?:updated|modified|changed|created)(?:_at|_on)?$|_at$|timestamp$", re.I)
 
 
+MAX_EVENT_STREAMS = 3
+
+
 def plan_discovery(request: PlanRequest) -> Plan:
     """What exists: the first round of every complex question; the short path only reads runbooks."""
     query = request.route.resolved_query[:200]
@@ -75,7 +78,7 @@ def plan_followup(request: PlanRequest) -> Plan:
     if request.route.route != "complex":
         return Plan()
     # Round 2's errors may implicate a database only now (repeats of round 2's calls are dropped).
-    calls = introspection_calls(request)
+    calls = introspection_calls(request) + _event_calls(request)
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)
         if match is None or not summary.columns:
@@ -93,6 +96,19 @@ def plan_followup(request: PlanRequest) -> Plan:
                 _sql(summary.datasource, f"SELECT * FROM {table} ORDER BY {recent[0]} DESC LIMIT 20")
             )
     return Plan(calls=calls[: request.remaining_tool_calls])
+
+
+def _event_calls(request: PlanRequest) -> list[PlannedCall]:
+    """Info lines (platform events: failovers, parameter changes, deploys) of log streams whose system
+    showed a metric change in round 2 but was no focus service, so round 2 read only its errors."""
+    focus = set(focus_services(request))
+    streams = [s for s in request.discovery.log_services if s not in focus]
+    moved = [a.service for a in sorted(request.digest.anomalies, key=lambda a: -a.score) if a.service]
+    picked = [
+        stream for stream in streams if any(name == stream or name.startswith(f"{stream}-") for name in moved)
+    ][:MAX_EVENT_STREAMS]
+    window = {"window_minutes": WINDOW_MINUTES}
+    return [PlannedCall(tool="query_logs", args={"service": s, "level": "info", **window}) for s in picked]
 
 
 def _sql(datasource: str, statement: str) -> PlannedCall:

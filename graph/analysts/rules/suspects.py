@@ -8,7 +8,7 @@ it. Services whose signals fall outside the window, or have no causal link to it
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -16,6 +16,7 @@ from graph.analysts.rules.vocabulary import (
     BAD_SIGNAL,
     CHANGE,
     ERROR_LEVELS,
+    EVENT,
     SEVERE_ALERTS,
     WARN_LEVELS,
     improving,
@@ -102,6 +103,10 @@ def rank_suspects(
             herrings = [h for h in herrings if h is not suspect]
             suspect.onset = start
             involved.append(suspect)
+    # A system whose only sign is a change or platform event just before others' errors is in it too.
+    for suspect in _changed_before(suspects.values(), involved):
+        herrings = [h for h in herrings if h is not suspect]
+        involved.append(suspect)
     linked = _causally_linked(involved) | _link_precursors(involved)
     # Inside the window but with nothing tying it to the others: a bystander, never the root cause
     # unless it is all there is (then its own signals are the incident).
@@ -153,7 +158,8 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
         level = (pattern.level or "").lower()
         if level in ERROR_LEVELS or (level in WARN_LEVELS and not _background(pattern)):
             s.errors.append(pattern)
-        if CHANGE.search(pattern.example) or CHANGE.search(pattern.template):
+        text = f"{pattern.template} {pattern.example}"
+        if CHANGE.search(text) or EVENT.search(text):
             s.changes.append(pattern)
     _link_dependencies(suspects)
     _link_sql_holders(suspects, digest.sql)
@@ -254,22 +260,46 @@ def _link_precursors(involved: Sequence[Suspect]) -> set[str]:
     CLUSTER_SPAN, may explain them even when no error names it (a database whose connections filled,
     a replica that fell behind). Both are linked; the earlier onset then ranks it first."""
     linked: set[str] = set()
-    hurt = [s for s in involved if any(p.count >= MIN_PATTERN_COUNT for p in s.errors)]
+    hurt = [(s, _surge(s)) for s in involved if any(p.count >= MIN_PATTERN_COUNT for p in s.errors)]
     for cause in involved:
         began = _signals_began(cause)
-        for effect in hurt:
-            if effect is cause or began is None or effect.onset is None or effect.service in cause.blames:
+        for effect, surge in hurt:
+            if effect is cause or began is None or surge is None or effect.service in cause.blames:
                 continue
-            if effect.onset - CLUSTER_SPAN <= began < effect.onset:
+            if surge - CLUSTER_SPAN <= began < surge:
                 cause.precedes.add(effect.service)
                 linked |= {cause.service, effect.service}
     return linked
 
 
+def _surge(suspect: Suspect) -> datetime | None:
+    """When the suspect's main symptom began: its most frequent error pattern's first line."""
+    top = max(suspect.errors, key=lambda p: p.count, default=None)
+    return _time(top.first_seen) if top is not None else None
+
+
+def _changed_before(suspects: Iterable[Suspect], involved: Sequence[Suspect]) -> list[Suspect]:
+    """Systems outside the incident whose change or event lines came up to CHANGE_LEAD before the
+    errors of one inside it; their onset is that change."""
+    hurt = [t for s in involved if s.errors and (t := _surge(s)) is not None]
+    found: list[Suspect] = []
+    for suspect in suspects:
+        if suspect in involved or not suspect.changes or not hurt:
+            continue
+        times = sorted(t for p in suspect.changes if (t := _time(p.first_seen)) is not None)
+        before = [t for t in times if any(onset - CHANGE_LEAD <= t < onset for onset in hurt)]
+        if before:
+            suspect.onset = before[0]
+            found.append(suspect)
+    return found
+
+
 def _signals_began(suspect: Suspect) -> datetime | None:
-    """When the suspect's own telemetry (troubling metrics, alerts) began to show trouble."""
+    """When the suspect's own telemetry (troubling metrics, alerts, change or event lines) began to
+    show trouble."""
     times = [_time(a.change_at) for a in suspect.anomalies if _troubling(a)]
     times += [_time(g.first_started) for g in suspect.alerts]
+    times += [_time(p.first_seen) for p in suspect.changes]
     found = sorted(t for t in times if t is not None)
     return found[0] if found else None
 

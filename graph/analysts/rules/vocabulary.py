@@ -130,6 +130,13 @@ CHANGE = re.compile(
     r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*)\b",
     re.IGNORECASE,
 )
+# Infrastructure events a platform records (a managed database's event stream, an orchestrator's):
+# evidence like any other, and a cause when they come just before the trouble.
+EVENT = re.compile(
+    r"\b(?:fail ?over|switchover|promot(?:ed|ion|ing)|reboot(?:ed|ing)?|maintenance|modification|"
+    r"parameter group|checkpoint (?:starting|complete)|vacuum)\b",
+    re.IGNORECASE,
+)
 # The strongest change lines: a rollout finished or a new version started.
 ROLLOUT = re.compile(
     r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+|pulled image)\b",

@@ -85,3 +85,39 @@ def test_an_exporters_series_belong_to_the_system_an_alert_names_by_its_host() -
     owner = next(s for s in ranking.ranked if s.service == "pg-a")
     assert owner.anomalies == [series]
     assert all(s.service != "postgres" for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet])
+
+
+def test_a_platform_event_just_before_the_errors_is_the_cause_and_names_the_category() -> None:
+    event = LogPattern(
+        evidence_id="logs-2",
+        service="grid-db",
+        level="INFO",
+        template="Multi-AZ instance failover started.",
+        count=1,
+        first_seen="2026-01-01T07:17:00Z",
+        last_seen="2026-01-01T07:17:00Z",
+        example="Multi-AZ instance failover started.",
+    )
+    writes = LogPattern(
+        evidence_id="logs-1",
+        service="controller",
+        level="ERROR",
+        template="update failed: ERROR: cannot execute UPDATE in a read-only transaction",
+        count=38,
+        first_seen="2026-01-01T07:20:00Z",
+        last_seen="2026-01-01T07:44:00Z",
+        example="update failed: ERROR: cannot execute UPDATE in a read-only transaction",
+    )
+    request = DiagnoseRequest(
+        route=Route(route="complex", resolved_query="updates have been failing for 20 minutes, why?"),
+        evidence=[],
+        digest=Digest(log_patterns=[event, writes]),
+        now="2026-01-01T07:45:00Z",
+    )
+    draft = diagnose_digest(request)
+    assert draft.root_cause is not None
+    assert draft.root_cause.service == "grid-db"
+    assert draft.root_cause.category == "failover"
+    assert (
+        'change "Multi-AZ instance failover started." at 2026-01-01T07:17:00Z' in draft.root_cause.statement
+    )
