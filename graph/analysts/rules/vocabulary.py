@@ -203,7 +203,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ),
     (
         "memory_leak",
-        ("out of memory", "outofmemory", "oom", "memory", "heap", "rss", "gc overhead", "swap"),
+        ("out of memory", "outofmemory", "oom", "memory", "heap", "rss", "gc overhead", "swap", "evict"),
     ),
     (
         "disk_full",
@@ -267,19 +267,37 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "bad gateway",
         ),
     ),
-    ("replication", ("replica lag", "replication", "replica", "standby", "wal receiver", "slave")),
+    # "replica " with its space: an orchestrator's "replicas" (desired vs available) are not replication.
+    ("replication", ("replica lag", "replication", "replica ", "standby", "wal receiver", "slave")),
     ("failover", ("failover", "fail over", "promoted", "promotion", "switchover", "new primary")),
     ("checkpoint", ("checkpoint", "vacuum", "bgwriter", "buffers written", "flush storm")),
     ("tls", ("certificate", "x509", "tls", "ssl", "handshake")),
     ("dns", ("dns", "name resolution", "nxdomain", "no such host", "could not resolve", "servfail")),
     ("crashloop", ("crashloop", "crash loop", "back-off restarting", "liveness probe", "exit code")),
-    ("disk-io", ("iops", "iowait", "io wait", "disk latency", "read latency", "write latency", "io time")),
-    ("saturation", ("queue", "backlog", "saturat", "rejected", "workers busy", "thread pool")),
+    (
+        "disk-io",
+        ("iops", "iowait", "io wait", "disk latency", "read latency", "write latency", "io time", "diskio"),
+    ),
+    (
+        "saturation",
+        (
+            "queue",
+            "backlog",
+            "saturat",
+            "rejected",
+            "busy",
+            "thread pool",
+            "worker pool",
+            "waited",
+            "for a worker",
+        ),
+    ),
 )
 DEPLOY_CATEGORY = "bad_deploy"
 CONFIG_CATEGORY = "configuration_error"
+# Symptoms a change just before the trouble explains better than they explain themselves.
 GENERIC_CATEGORIES = frozenset(
-    {"slow_dependency", "cpu_saturation", "unknown", "unclassified", "latency", "errors"}
+    {"slow_dependency", "cpu_saturation", "unknown", "unclassified", "latency", "errors", "crashloop"}
 )
 UNKNOWN_CATEGORY = "unclassified"
 # Symptoms that say something is slow or failing but not why: a tag only when nothing specific fits.
@@ -288,7 +306,7 @@ FALLBACK_CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ("errors", ("error", "5xx", "500", "exception", "fail")),
 )
 # A deploy or rollback named in the evidence's own words, without a change line to time it.
-DEPLOY_WORDS = ("deploy", "rollout", "rolled out", "rollback", "rolled back")
+DEPLOY_WORDS = ("deployed", "deploying", "rollout", "rolled out", "rollback", "rolled back")
 # The one category vocabulary both analysts use.
 CATEGORY_NAMES: tuple[str, ...] = (
     *(name for name, _ in CATEGORIES),
@@ -322,6 +340,7 @@ CATEGORY_ADVICE: dict[str, str] = {
 }
 
 
+_DISK_IO = re.compile(r"disk[\s_]*i/?o(?![a-z])|disk[\s_]*io", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[_.:/]+")
 
@@ -344,7 +363,8 @@ def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
     """The category whose cues appear most often in `text`; a bare change is a deploy regression,
     or a configuration error when the change lines edit configuration and ship no new version.
     Nothing specific: a latency or error-rate tag from the symptoms, else "unclassified"."""
-    lowered = f"{text.lower()} {readable(text)}"
+    # Disk I/O words read as one ("disk io", "node_disk_io_time", "DiskIO"): their "disk" is no full disk.
+    lowered = _DISK_IO.sub("diskio", f"{text.lower()} {readable(text)} ")
     best, best_hits = _best(lowered, CATEGORIES)
     if not best_hits:
         best = (

@@ -54,8 +54,21 @@ def test_the_statement_names_the_metric_and_its_change_with_values_and_time() ->
         ("Back-off restarting failed container", "crashloop"),
         ("consumer backlog keeps growing", "saturation"),
         ("p99 response time rose", "latency"),
+        ("NodeDiskIOSaturation: disk IO queue is high; node_disk_io_time_seconds rose", "disk-io"),
+        ("worker pool exhausted: 16/16 busy; job waited 4112s for a worker", "saturation"),
+        ("rate(cache_evicted_keys_total) rose", "memory_leak"),
+        ("DeploymentReplicasMismatch: replicas available fell", "unclassified"),
         ("frobnicator wobble", "unclassified"),
     ],
 )
 def test_the_category_is_a_tag_read_from_the_signals_words(words: str, tag: str) -> None:
     assert categorize(words, changed=False) == tag
+
+
+def test_a_crash_loop_right_after_a_rollout_is_the_deploy() -> None:
+    crashing = "Back-off restarting failed container"
+    assert categorize(crashing, changed=False) == "crashloop"
+    assert (
+        categorize(crashing, changed=True, change_text='Successfully pulled image "web:4.12.0"')
+        == "bad_deploy"
+    )
