@@ -38,6 +38,8 @@ _SAMPLE_DEVIATION = 3.0
 _RATIO_WHEN_BASELINE_ZERO = 1e6
 # Below this share of the shift happening at once, a change is gradual (a ramp, a leak, a curve).
 _ABRUPT = 0.5
+# How far toward the new level a baseline sample must be to count as having been there before.
+_SEEN_SHARE = 0.8
 
 
 def anomalies_from(
@@ -172,6 +174,8 @@ def _level_shift(
         return None  # explained by the baseline's own trend (a daily ramp), or opposite to it
     if abs(delta) < limits.min_relative_change * max(abs(shift.baseline), shift.scale):
         return None
+    if _seen_before(values[: shift.split], shift.baseline + _SEEN_SHARE * delta, delta, len(after)):
+        return None  # the series has been this far out before, for as long: its own normal range
     direction = "up" if delta > 0 else "down"
     start = _change_start(times, values, shift.split, trend, direction)
     score = min(shift.level_score, abs(trend_score), limits.max_score)
@@ -187,6 +191,13 @@ def _level_shift(
         "direction": direction,
         "score": round(score, 2),
     }
+
+
+def _seen_before(baseline: Floats, level: float, delta: float, duration: int) -> bool:
+    """Whether the baseline itself reached `level` (in the shift's direction) for at least `duration`
+    samples in all: a spike that recurs (a batch every half hour) is within the series' variability."""
+    reached = baseline >= level if delta > 0 else baseline <= level
+    return int(np.count_nonzero(reached)) >= max(duration, 1)
 
 
 def _best_shift(values: Floats, *, limits: DigestLimits, floor: float) -> Shift | None:
