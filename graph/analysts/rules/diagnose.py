@@ -53,7 +53,9 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     changes = " ".join(p.example for p in _decisive_changes(root, root.onset))
     category = categorize(_category_text(root, ranking), changed=_changed(root), change_text=changes)
     cited = [f for f in findings if f.evidence_ids]
-    ruled_out = [_ruled_out(h, root) for h in ranking.herrings]
+    # A herring named like a ranked system plus a suffix (its pod, its instance) is part of it.
+    parts = [h for h in ranking.herrings if _part_of(h.service, ranking.ranked)]
+    ruled_out = [_ruled_out(h, root) for h in ranking.herrings if h not in parts]
     ruled_out += [_unrelated(other, root) for other in ranking.unrelated]
     statement = _statement(root, ranking, category)
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
@@ -170,6 +172,10 @@ def _category_text(root: Suspect, ranking: Ranking) -> str:
         waiters = [s for s in [*ranking.ranked, *ranking.herrings] if root.service in s.blames]
         parts += [f"{p.template} {p.example}" for s in waiters for p in s.errors]
     return " ".join(parts)
+
+
+def _part_of(name: str, ranked: Sequence[Suspect]) -> bool:
+    return any(name.startswith(f"{s.service}-") for s in ranked)
 
 
 def _alert_only(root: Suspect) -> bool:

@@ -121,3 +121,26 @@ def test_a_platform_event_just_before_the_errors_is_the_cause_and_names_the_cate
     assert (
         'change "Multi-AZ instance failover started." at 2026-01-01T07:17:00Z' in draft.root_cause.statement
     )
+
+
+def test_a_pod_of_the_root_is_part_of_it_not_a_ruled_out_red_herring() -> None:
+    pod_alert = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="PodCrashLooping",
+        service="scheduler-6f8b",
+        severity="warning",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T07:30:00Z",
+        summary="pod restarting",
+    )
+    request = DiagnoseRequest(
+        route=Route(route="complex", resolved_query="why is scheduling broken?"),
+        evidence=[],
+        digest=Digest(alert_groups=[pod_alert], log_patterns=[VICTIM_ERRORS]),
+        now="2026-01-01T07:45:00Z",
+    )
+    draft = diagnose_digest(request)
+    assert draft.root_cause is not None and draft.root_cause.service == "scheduler"
+    assert draft.ruled_out == []
