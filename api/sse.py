@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+import orjson
 from sse_starlette import ServerSentEvent
 
 from api.run_lifecycle import Answer, Done, Failure, Part, RunEvent, Status
@@ -60,9 +61,18 @@ class ProtocolViolation(Exception):
     """An event the protocol does not allow at this point."""
 
 
+def compact_json(data: Any) -> str:
+    """`data` as compact JSON text. orjson first: an answer with its chart points was serialised
+    about 5x slower by the standard library, three times per run (size check, frame, store)."""
+    try:
+        return orjson.dumps(data).decode()
+    except TypeError:  # beyond orjson (integers over 64 bits, non-string keys)
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+
+
 def _frame(event: str, data: dict[str, Any]) -> ServerSentEvent:
     # sse-starlette sends a dict as its Python repr: always serialise JSON ourselves.
-    return ServerSentEvent(event=event, data=json.dumps(data, separators=(",", ":")))
+    return ServerSentEvent(event=event, data=compact_json(data))
 
 
 @dataclass(slots=True)

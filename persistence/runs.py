@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import async_sessionmaker
@@ -166,7 +167,7 @@ class RunStore:
         values: dict[str, Any] = {
             "status": status.value,
             "outcome": None if outcome is None else outcome.value,
-            "answer": None if answer is None else json.dumps(answer, ensure_ascii=False),
+            "answer": None if answer is None else _answer_text(answer),
             "answer_preview": None if answer_preview is None else bounded(answer_preview, PREVIEW_CHARS),
             "content_type": content_type,
             "route": route,
@@ -379,3 +380,11 @@ def _insert_run(conn: Connection, row: DiagnosisRun) -> None:
     """INSERT `row` with Core (the database numbers `id`): no ORM unit of work on the hot path."""
     values = {column.name: getattr(row, column.name) for column in RUNS.columns if column.name != "id"}
     conn.execute(sa.insert(RUNS), values)
+
+
+def _answer_text(answer: Any) -> str:
+    """The released answer as JSON text; orjson first (an answer with chart points is tens of KB)."""
+    try:
+        return orjson.dumps(answer).decode()
+    except TypeError:  # beyond orjson (integers over 64 bits, non-string keys)
+        return json.dumps(answer, ensure_ascii=False)
