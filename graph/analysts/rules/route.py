@@ -1,6 +1,6 @@
 """Rule-based routing: greetings and how-to/runbook questions take the short path; the rest is diagnosed.
 
-Follow-ups ("and what about inventory?", "why did that start?") are resolved against prior turns.
+Follow-ups ("and what about the other one?", "why did that start?") are resolved against prior turns.
 """
 
 from __future__ import annotations
