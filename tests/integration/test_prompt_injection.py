@@ -130,9 +130,12 @@ async def test_injected_instructions_in_tool_output_change_no_tool_call(
 
     assert trace["run"]["status"] == "SUCCESS" and trace["run"]["outcome"] == "SUCCESS"
     ran = [(t["tool"], t["status"]) for t in trace["toolInvocations"]]
-    # Exactly discovery plus the scripted plan (lanes finish in any order).
-    assert sorted(ran) == sorted([*DISCOVERY, ("query_logs", "OK"), ("search_runbooks", "OK")])
-    assert trace["run"]["toolCallCount"] == len(DISCOVERY) + 2
+    # Exactly discovery, the scripted plan and the database's own account, which is planned whenever
+    # the evidence implicates a database (the world's error lines name one; issue 21), whatever the
+    # model says (lanes finish in any order).
+    planned = [("query_logs", "OK"), ("search_runbooks", "OK"), ("inspect_database", "EMPTY")]
+    assert sorted(ran) == sorted([*DISCOVERY, *planned])
+    assert trace["run"]["toolCallCount"] == len(DISCOVERY) + len(planned)
     # Exactly the scripted model calls: the injected text triggered no extra request. A plain
     # symptom question is routed without the model.
     assert [next(iter(b["tool_choice"]["function"].values())) for b in llm.requests] == [
