@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from tools.base import Evidence, EvidenceSource, EvidenceStatus
+from tools.digest.alert_reads import alert_read_moves
 from tools.digest.alerts import AlertGrouper
 from tools.digest.item import ItemFactsCache
 from tools.digest.limits import DigestLimits
@@ -45,8 +46,11 @@ def build_digest(
         digest.cases.extend(facts.cases)
         if item.status is EvidenceStatus.OK and item.source is EvidenceSource.ALERTS:
             alerts.add(item.id, item.data)
+    # A firing alert's own metrics moved in a series too short to scan: a fact about its system.
+    anomalies = _unique_anomalies(anomalies)
+    anomalies += alert_read_moves(evidence, anomalies, limits=bounds)
     digest.anomalies = rank_anomalies(
-        _unique_anomalies(anomalies),
+        anomalies,
         limit=bounds.max_anomalies,
         per_metric_service=bounds.max_anomalies_per_metric_service,
     )

@@ -43,6 +43,9 @@ _PER_PRINCIPAL = frozenset({EvidenceSource.CASES})
 # so their answers are shared within one run only (and by concurrent identical calls of that run),
 # never served to a later question.
 _LIVE_STATE = frozenset({EvidenceSource.ALERTS})
+# Tools that read live state of other sources: a database's sessions and locks (a lock taken a
+# second ago), which scrape targets are down.
+_LIVE_TOOLS = frozenset({"inspect_database", "list_targets"})
 
 
 class Toolbox:
@@ -131,7 +134,7 @@ class Toolbox:
         # A per-principal source sees the run's principal and caches per principal; every other
         # source sees none, so its shared cached answers can never depend on who asked.
         principal = run.principal if spec.source in _PER_PRINCIPAL else None
-        scope = run.run_key if spec.source in _LIVE_STATE else None
+        scope = run.run_key if spec.source in _LIVE_STATE or tool in _LIVE_TOOLS else None
         key = json.dumps([self._namespace, tool, query, principal, scope], sort_keys=True)
         evidence_id = run.reserve(spec.source)  # before the await: ids follow the plan order
         outcome = await self._cache.get_or_compute(key, lambda: self._compute(spec, parsed, query, principal))
