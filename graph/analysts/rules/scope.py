@@ -59,7 +59,7 @@ def alert_scoped(question: str) -> bool:
 def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     """The ranking seen from `target`: its own trouble first unless evidence points past it."""
     everyone = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
-    scoped = everyone.get(target)
+    scoped = everyone.get(target) or _carrier(target, everyone.values())
     if scoped is None:
         # What the question names shows no trouble: other problems are listed, never substituted.
         return Ranking([], [], None, unrelated=ranking.ranked[:3])
@@ -76,6 +76,19 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     # own time.
     root.onset = _began(root)
     return Ranking([root, *linked], [], root.onset, unrelated)
+
+
+def _carrier(target: str, suspects: Iterable[Suspect]) -> Suspect | None:
+    """The one troubled system whose alerts or series carry `target` as a label value (the exporter's
+    job on the alert's instance): a question naming the job asks about that instance."""
+    name = target.lower()
+    carriers = [
+        suspect
+        for suspect in suspects
+        if any(name in {v.lower() for v in g.labels.values()} for g in suspect.alerts)
+        or any(name in {v.lower() for v in a.labels.values()} for a in suspect.anomalies)
+    ]
+    return carriers[0] if len(carriers) == 1 else None
 
 
 def _causes(scoped: Suspect, everyone: dict[str, Suspect], digest: Digest) -> dict[str, int]:

@@ -163,3 +163,12 @@ def test_guard_caps_confidence_when_only_cases_support() -> None:
     result = _check(draft, [ALERTS, CASES])
     assert result.draft.root_cause is not None
     assert result.draft.root_cause.confidence == 0.3
+
+
+def test_the_summary_heading_is_no_claim_even_when_a_user_is_called_root() -> None:
+    sessions = _item("sql-1", EvidenceSource.SQL, {"holders": [{"application": "root", "sessions": 2}]})
+    finding = Finding(statement="PoolSaturated fired on payment-7f9c.", evidence_ids=["alerts-1"])
+    draft = Draft(summary="Root cause: payment (saturation).", findings=[finding])
+    assert _check(draft, [*ITEMS, sessions]).violations == []
+    invented = Draft(summary="Root cause: payment, and root holds the pool.", findings=[finding])
+    assert any("entity 'root'" in v for v in _check(invented, [*ITEMS, sessions]).violations)
