@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from tools.facts import Digest
 
@@ -43,7 +43,16 @@ class Plan(BaseModel):
     calls: list[PlannedCall] = Field(default_factory=list)
 
 
+def _untitled(schema: dict[str, Any]) -> None:
+    """No `title` per property in the schema the model reads: the property names already say them."""
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+
+
 class RootCause(BaseModel):
+    model_config = ConfigDict(json_schema_extra=_untitled)
+
     service: str
     category: str
     statement: str
@@ -73,10 +82,11 @@ class Draft(BaseModel):
 
     kind: Literal["diagnosis", "answer"] = "diagnosis"
     summary: str
+    # Derived from healthy/root_cause when left out (an older client's draft).
     verdict: Verdict | None = Field(
         default=None,
         description="incident (something is wrong now), healthy (nothing abnormal now) or inconclusive "
-        "(key sources failed or returned nothing); derived from healthy/root_cause when left out",
+        "(key sources failed or returned nothing)",
     )
     healthy: bool = False
     root_cause: RootCause | None = None

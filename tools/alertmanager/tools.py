@@ -86,7 +86,7 @@ TOOLS = (
         "list_alerts",
         EvidenceSource.ALERTS,
         ListAlertsArgs,
-        "List active alerts (all instances), optionally only those of one service.",
+        "Active alerts (all instances), optionally of one service.",
         list_alerts,
         lane="signals",
         finds=alert_services,

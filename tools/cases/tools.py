@@ -50,7 +50,7 @@ TOOLS = (
         "search_cases",
         EvidenceSource.CASES,
         SearchCasesArgs,
-        "Search past diagnosed cases similar to a question (historical clues only).",
+        "Past diagnosed cases similar to a question (clues only).",
         search_cases,
         lane="knowledge",
     ),

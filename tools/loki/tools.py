@@ -132,7 +132,7 @@ TOOLS = (
         "query_logs",
         EvidenceSource.LOGS,
         QueryLogsArgs,
-        "Log lines of a service, optionally containing a text or at a level, or by a native query.",
+        "A service's log lines, by text or level, or by a native query.",
         query_logs,
         lane="logs",
         key_source=True,

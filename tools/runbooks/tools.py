@@ -72,7 +72,7 @@ TOOLS = (
         "search_runbooks",
         EvidenceSource.KNOWLEDGE,
         SearchRunbooksArgs,
-        "Search runbooks for passages relevant to a question.",
+        "Runbook passages relevant to a question.",
         search_runbooks,
         lane="knowledge",
     ),

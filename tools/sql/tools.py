@@ -100,7 +100,7 @@ TOOLS = (
         "query_mysql",
         EvidenceSource.SQL,
         QueryMysqlArgs,
-        "Run one read-only statement (SELECT, SHOW, DESCRIBE, EXPLAIN) on a named datasource.",
+        "One read-only statement (SELECT, SHOW, DESCRIBE, EXPLAIN) on a named datasource.",
         query_mysql,
         lane="knowledge",
     ),

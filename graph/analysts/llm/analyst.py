@@ -48,6 +48,7 @@ from graph.analysts.llm.prompts import (
     DIAGNOSE_PROMPT,
     LOOKUP_PROMPT,
     PLAN_PROMPT,
+    PLAN_TOOLS,
     REPAIR_PROMPT,
     ROUTE_PROMPT,
 )
@@ -110,7 +111,8 @@ class LlmAnalyst:
                 "question": request.route.resolved_query,
                 "services_named": list(request.route.services),
                 "round": request.round,
-                "tool_names": list(request.tool_names),
+                # The prompt lists the tools; a run without some of them names those (rarely any).
+                **unavailable_tools(request.tool_names),
                 "datasources": list(request.datasources),
                 "remaining_tool_calls": request.remaining_tool_calls,
                 "discovered": discovery_view(request.discovery),
@@ -210,6 +212,13 @@ def _evidence_and_digest(
 ) -> dict[str, Any]:
     facts = digest_view(digest, per_kind=per_kind)
     return {"evidence": evidence_view(refs, facts), "digest": facts}
+
+
+def unavailable_tools(tool_names: Sequence[str]) -> dict[str, list[str]]:
+    """The prompt's planning tools this run lacks, under `unavailable_tools`; nothing when it has all."""
+    given = set(tool_names)
+    missing = [name for name in PLAN_TOOLS if name not in given]
+    return {"unavailable_tools": missing} if missing else {}
 
 
 def build_llm_analyst(config: ModelConfig, rules: Analyst) -> LlmAnalyst:

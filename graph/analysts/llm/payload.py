@@ -7,6 +7,8 @@ whatever the tools returned; the model never sees raw tool output.
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
@@ -23,6 +25,7 @@ MAX_TEXT_CHARS = 160
 MAX_SUMMARY_CHARS = 100
 MAX_METRICS = 40
 MAX_NAMES = 40
+MAX_LISTED = 8  # entries of a list inside a fact
 
 
 def compact(payload: dict[str, Any]) -> str:
@@ -31,10 +34,11 @@ def compact(payload: dict[str, Any]) -> str:
 
 
 def digest_view(digest: Digest, *, per_kind: int = MAX_FACTS_PER_KIND) -> dict[str, Any]:
-    """The strongest facts of each kind, long texts clipped, fields the model does not use dropped."""
+    """The strongest facts of each kind, long texts clipped, fields the model does not use dropped;
+    a kind with no fact is left out (an empty key costs tokens and says nothing)."""
     anomalies = sorted(digest.anomalies, key=lambda a: a.score, reverse=True)[:per_kind]
     patterns = sorted(digest.log_patterns, key=lambda p: p.count, reverse=True)[:per_kind]
-    return {
+    kinds = {
         "anomalies": [
             _fact(asdict(a), drop=("score",)) | {"labels": _other_labels(a.labels)} for a in anomalies
         ],
@@ -44,22 +48,19 @@ def digest_view(digest: Digest, *, per_kind: int = MAX_FACTS_PER_KIND) -> dict[s
         "runbooks": [_fact(asdict(r), drop=("score",)) for r in digest.runbooks[:per_kind]],
         "past_cases_clues_only": [_fact(asdict(c), drop=("score",)) for c in digest.cases[:per_kind]],
         "unavailable_sources": [_fact(asdict(g)) for g in digest.gaps[:per_kind]],
-        # A database's own account (inspect_database), only when one was asked: no empty key costs tokens.
-        **(
-            {"databases": [_fact(asdict(d)) for d in digest.databases[:per_kind]]} if digest.databases else {}
-        ),
+        # A database's own account (inspect_database), present only when one was asked.
+        "databases": [_fact(asdict(d)) for d in digest.databases[:per_kind]],
     }
+    return {kind: facts for kind, facts in kinds.items() if facts}
 
 
-def evidence_view(
-    refs: Sequence[EvidenceRef], digest: Mapping[str, Any] | None = None
-) -> list[dict[str, Any]]:
-    """The citable evidence: id, tool, status, and a short summary of the items no fact in the
-    `digest` view already describes; name listings are left out."""
+def evidence_view(refs: Sequence[EvidenceRef], digest: Mapping[str, Any] | None = None) -> list[str]:
+    """The citable evidence, one `id tool STATUS` text each, `: summary` added for the items no fact
+    in the `digest` view already describes; name listings are left out."""
     described = {fact.get("evidence_id") for facts in (digest or {}).values() for fact in facts}
     return [
-        {"id": r.id, "tool": r.tool, "status": r.status}
-        | ({} if r.id in described else {"summary": _clip(r.summary, MAX_SUMMARY_CHARS)})
+        f"{r.id} {r.tool} {r.status}"
+        + ("" if r.id in described else f": {_clip(r.summary, MAX_SUMMARY_CHARS)}")
         for r in refs
         if r.tool not in DISCOVERY_TOOLS  # names only: the planner's view already holds them
     ][:MAX_EVIDENCE_REFS]
@@ -97,10 +98,18 @@ def history_view(turns: Sequence[Turn]) -> list[dict[str, Any]]:
 def _fact(fields: Mapping[str, Any], *, drop: Iterable[str] = ()) -> dict[str, Any]:
     dropped = set(drop)
     return {
-        key: _clip(value) if isinstance(value, str) else _clip_list(value)
+        key: _clip(value) if isinstance(value, str) else _round(_clip_list(value))
         for key, value in fields.items()
         if key not in dropped and value not in (None, "", [], {})
     }
+
+
+def _round(value: Any) -> Any:
+    """A float to 4 significant digits, a whole one as an int: `37` and `0.2009`, never `37.0`."""
+    if not isinstance(value, float) or not math.isfinite(value):
+        return value
+    rounded = float(f"{value:.4g}")
+    return int(rounded) if rounded.is_integer() else rounded
 
 
 def _clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
@@ -109,44 +118,47 @@ def _clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
 
 def _clip_list(value: Any) -> Any:
     if isinstance(value, list):
-        return [_clip(v) if isinstance(v, str) else v for v in value[:8]]
+        return [_clip(v) if isinstance(v, str) else v for v in value[:MAX_LISTED]]
     return value
 
 
-# An alert group's own fields already say these labels; other annotations (runbook_url, dashboards)
-# cost tokens the model cannot use.
+# An alert group's own fields already say these labels; annotations other than the description
+# (runbook_url, dashboards) cost tokens the model cannot use.
 _SAID_LABELS = frozenset({"alertname", "severity", "service", "status"})
-_ALERT_ANNOTATIONS = ("summary", "description")
 MAX_LABEL_CHARS = 120
+_LONE_INSTANCE = re.compile(r"instance=\S+")
 
 
 def _alert_group(group: AlertGroup) -> dict[str, Any]:
     """An alert group without repeats: the group's service in each identity text, labels an identity
-    or the group's own fields already say, instances an identity names, the summary annotation and
-    zero suppression counts (`muted` is silenced or inhibited) are dropped; what an SRE acts on
-    (identity, other labels such as mountpoint or device, value, silenced/inhibited state) stays."""
+    or the group's own fields already say, instances an identity names, the summary annotation, a
+    count its one list of alerts says and zero suppression counts (`muted` is silenced or inhibited)
+    are dropped; what an SRE acts on (identity, other labels such as mountpoint or device, value,
+    description, silenced/inhibited state) stays."""
     own = f"service={group.service}"
-    identities = [" ".join(p for p in text.split() if p != own) for text in group.identities]
+    texts = [" ".join(p for p in text.split() if p != own) for text in group.identities]
     said = {part for text in group.identities for part in text.split()}
     labels = {
         key: _clip(value, MAX_LABEL_CHARS)
         for key, value in group.labels.items()
         if key not in _SAID_LABELS and f"{key}={value}" not in said
     }
-    annotations = {
-        key: _clip(text, MAX_LABEL_CHARS)
-        for key in _ALERT_ANNOTATIONS
-        if (text := group.annotations.get(key)) and text != group.summary
-    }
+    # Of the annotations, the description says more than `summary` (itself the summary annotation).
+    text = group.annotations.get("description")
+    described = {"description": _clip(text, MAX_LABEL_CHARS)} if text and text != group.summary else {}
     named = {part.partition("=")[2] for part in said}
-    fields = asdict(group) | {
-        "identities": [text for text in identities if text],
-        "instances": [name for name in group.instances if name not in named],
-        "labels": labels,
-        "annotations": annotations,
-    }
-    zero = [key for key in ("silenced", "inhibited") if not fields[key]]
-    return _fact(fields, drop=("muted", *zero))
+    identities = [text for text in texts if text]
+    instances = [name for name in group.instances if name not in named]
+    if identities and all(_LONE_INSTANCE.fullmatch(text) for text in identities):
+        # Identities that are an instance alone are listed as instances: `instance=` said once.
+        instances = [text.partition("=")[2] for text in identities] + instances
+        identities = []
+    fields = asdict(group) | {"identities": identities, "instances": instances, "labels": labels}
+    # One list with an entry per alert says the count already.
+    lists = [names for names in (identities, instances) if names]
+    count_said = len(lists) == 1 and len(lists[0]) == group.count <= MAX_LISTED
+    dropped = ["muted", "annotations", *(key for key in ("silenced", "inhibited") if not fields[key])]
+    return _fact(fields, drop=dropped + (["count"] if count_said else [])) | described
 
 
 def _other_labels(labels: Mapping[str, str]) -> dict[str, str]:

@@ -16,36 +16,37 @@ issue with something is.
 resolved_query restates the question on its own, resolving references such as "that" or "it" against the
 prior turns given; services lists service names the question mentions."""
 
+# The tools the planning prompt lists: a run names only those it lacks (`unavailable_tools`).
+PLAN_TOOLS = tuple(spec.name for spec in TOOLS if spec.role == "query")
+
 PLAN_PROMPT = """\
 You plan evidence gathering for an incident diagnosis. Answer with the Plan tool: a list of tool calls.
-Discovery has already run: `discovered` lists metric names with the services reporting them, log services,
-tables per datasource and runbooks, and `metric_reads`: the metrics the firing alerts' rules and the question
-point to, each with its type and matchers; `digest` holds what the alerts, runbooks and past cases said.
-Choose the targeted calls that can confirm or rule out a cause: read_metric for the metric_reads (counters
-become rates, histograms p99, with the alert's labels), query_promql_instant for a value now, PromQL with
-label matchers and aggregation by instance or job, list_targets for scrape health, list_rules for an alert's
-expression, logs of the services involved, a single read-only SELECT on a discovered table, runbooks for the
-firing alerts. The monitoring stack's own metrics (prometheus_*, alertmanager_*, go_*, process_*) are not
-suspects unless the question is about monitoring.
-Use only the tool names given, stay within remaining_tool_calls, and return no calls when the evidence
-already answers the question. The query tools, with their arguments:
+Discovery has run: `discovered` holds metric names with the services reporting them, log services, tables
+per datasource, runbooks and `metric_reads` (the metrics the firing alerts' rules and the question point
+to, with type and matchers); `digest` holds what alerts, runbooks and past cases said.
+Choose targeted calls that confirm or rule out a cause: read_metric for the metric_reads with the alert's
+labels, query_promql_instant for a value now, PromQL with label matchers aggregated by instance or job,
+list_targets for scrape health, list_rules for an alert's expression, logs of the services involved, one
+read-only SELECT on a discovered table, runbooks for the firing alerts. Monitoring-stack metrics
+(prometheus_*, alertmanager_*, go_*, process_*) are no suspects unless the question is about monitoring.
+Stay within remaining_tool_calls; return no calls when the evidence already answers the question.
+Use only these tools (none in unavailable_tools), with their arguments:
 """ + "\n".join(
-    f"- {spec.name} {{{', '.join(spec.args.model_fields)}}}: {spec.description}"
-    for spec in TOOLS
-    if spec.role == "query"
+    f"- {name} {{{', '.join(TOOLS_BY_NAME[name].args.model_fields)}}}: {TOOLS_BY_NAME[name].description}"
+    for name in PLAN_TOOLS
 )
 
 DIAGNOSE_PROMPT = """\
 You diagnose a production incident from an evidence digest. Answer with the Draft tool.
-Every finding must cite the evidence ids it relies on, and may only state numbers, service names, hosts and
-error strings that appear in those evidence items. verdict: incident, healthy or inconclusive. Alerts in
-checks.firing are never healthy: if nothing explains one, verdict incident with no root cause, saying alert
-X is firing on Y and its cause is not established. Recovered trouble and moves within a series' normal range
-are not incidents. checks.missing and nothing wrong: inconclusive, naming them. checks.scope is the system
-to diagnose; other problems are listed as also happening in the summary, never as its root cause. The root
-cause statement names the system and its strongest signals in their own words, with values and times;
-category is a tag (one of: {categories}). List unrelated signals under ruled_out with the reason and
-evidence. Recommendations may name a runbook file only if it appears in the evidence.
+Each finding cites the ids of the evidence it relies on (each evidence entry reads id tool STATUS) and
+states only numbers, service names, hosts and error strings found there. Alerts in checks.firing are
+never healthy: if nothing explains one, verdict incident with no root cause, saying alert X is firing
+on Y and its cause is not established. Recovered trouble and moves within a series' normal range are no
+incidents. checks.missing and nothing wrong: inconclusive, naming them. checks.scope is the system to
+diagnose; other problems go in the summary as also happening, never as its root cause. The root cause
+statement names the system and its strongest signals in their own words, with values and times;
+category is a tag, one of: {categories}. Unrelated signals go under ruled_out with reason and evidence.
+Recommend a runbook file only if the evidence names it.
 Never include credentials, stack traces or destructive commands without a warning.""".format(
     categories=", ".join(CATEGORY_NAMES)
 )

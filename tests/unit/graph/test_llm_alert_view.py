@@ -52,7 +52,7 @@ def test_identity_value_and_the_labels_it_does_not_say_stay_repeats_go() -> None
     assert isinstance(labels, dict) and set(labels) == {"fstype", "team"}
     assert len(labels["team"]) <= 120
     # The summary has its own field; a runbook link is not evidence the model can use.
-    assert view["annotations"] == {"description": "/data on db1 is 97.5% full"}
+    assert view["description"] == "/data on db1 is 97.5% full" and "annotations" not in view
     # db1 is named by the identity; db2 is not, so it stays listed.
     assert view["instances"] == ["db2:9100"]
     assert "silenced" not in view and "inhibited" not in view and "muted" not in view
@@ -75,6 +75,13 @@ def test_the_groups_own_service_is_not_repeated_in_each_identity() -> None:
     )
     view = _view(group)
     assert view["service"] == "payment"
-    assert view["identities"] == ["instance=p-1"]
+    # An identity that is its instance alone is listed once as an instance.
+    assert view["instances"] == ["p-1"] and "identities" not in view
     assert view["labels"] == {"namespace": "shop"}
-    assert "instances" not in view
+
+
+def test_a_count_the_listed_alerts_say_is_not_repeated() -> None:
+    one_each = _view(_disk_group(count=2, identities=["instance=db1:9100", "instance=db2:9100"]))
+    assert one_each["instances"] == ["db1:9100", "db2:9100"] and "count" not in one_each
+    # More alerts than identities: the count says what the list does not.
+    assert _view(_disk_group(count=5, identities=["instance=db1:9100"]))["count"] == 5

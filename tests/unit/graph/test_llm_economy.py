@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from graph.analysts.base import Discovery, EvidenceRef, PlanRequest, Route, RouteRequest, Turn
-from graph.analysts.llm.analyst import asks_model_to_plan
+from graph.analysts.llm.analyst import asks_model_to_plan, unavailable_tools
 from graph.analysts.llm.payload import digest_view, discovery_view, evidence_view
+from graph.analysts.llm.prompts import PLAN_TOOLS
 from graph.analysts.rules.route import confident_route
-from tools.facts import Digest, LogPattern
+from tools.facts import Digest, LogPattern, MetricAnomaly
 
 COMPLEX = Route(route="complex", resolved_query="why is checkout slow?")
 
@@ -49,9 +50,21 @@ def test_views_are_capped_and_facts_stand_for_their_evidence() -> None:
         EvidenceRef("logs-99", "logs", "query_logs", "Logs", "OK", "no pattern found"),
         EvidenceRef("metrics-1", "metrics", "list_metrics", "Series", "OK", "names"),
     ]
-    assert evidence_view(refs, view) == [
-        {"id": "logs-29", "tool": "query_logs", "status": "OK"},
-        {"id": "logs-99", "tool": "query_logs", "status": "OK", "summary": "no pattern found"},
-    ]
+    assert evidence_view(refs, view) == ["logs-29 query_logs OK", "logs-99 query_logs OK: no pattern found"]
+    assert set(view) == {"log_patterns"}  # kinds with no fact are not sent
     found = discovery_view(Discovery(metrics={"latency": [{"service": "a"}, {"service": "a"}, {"job": "b"}]}))
     assert found["metrics"] == {"latency": ["a", "b"]}
+
+
+def test_readings_are_sent_rounded_and_whole_ones_as_integers() -> None:
+    jump = MetricAnomaly("metrics-1", "latency", {}, "api", 0.200912, 37.0, 1e6, None, "up", 184.16, 9.0)
+    (view,) = digest_view(Digest(anomalies=[jump]))["anomalies"]
+    assert (view["baseline"], view["recent"], view["peak"], view["ratio"]) == (0.2009, 37, 1_000_000, 184.2)
+    assert "score" not in view and "change_at" not in view
+
+
+def test_the_plan_payload_names_only_the_listed_tools_a_run_lacks() -> None:
+    assert unavailable_tools(["list_metrics", *PLAN_TOOLS]) == {}
+    assert unavailable_tools([name for name in PLAN_TOOLS if name != "query_mysql"]) == {
+        "unavailable_tools": ["query_mysql"]
+    }
