@@ -1,18 +1,20 @@
-"""Moves of a firing alert's own metrics in series too short for the baseline scan.
+"""Moves of a firing alert's own metrics the baseline scan cannot see: too short a series, too new a move.
 
 The level-shift scan needs `min_samples` points before it judges a series against its own normal
 variability; a Prometheus that started minutes ago, or a series born with the trouble, has fewer.
 For the metrics a firing alert's rule evaluates (discovery reads them for the alert, at its
 identity) the alert itself already says the condition is significant: what the read adds is whether
-the series moved into it inside the window, and from what to what. So a short series of such a read
-whose newest value is where it went (its extreme in the move's direction) and that changed by a
-meaningful share is a fact. Longer series are left to the scan: there the series' own history
-decides whether a level is normal, and a rule that fires on a normal swing stays unexplained.
+the series moved into it inside the window, and from what to what. So such a read whose newest
+points lie beyond every earlier point of the window, by a meaningful share, is a fact: in a short
+series however many they are, in a longer one only a move of the last two points, which the scan
+needs more recent points to see. Anything older is the scan's to judge: there the series' own
+history decides whether a level is normal, and a rule that fires on a normal swing stays unexplained.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from statistics import median
 from typing import Any
 
 from tools.base import Evidence, EvidenceStatus
@@ -24,6 +26,8 @@ _DISCOVERY_TOOL = "list_metrics"
 _READ_TOOL = "read_metric"
 _ALERT_REASON = "alert"
 _RATIO_WHEN_BASELINE_ZERO = 1e6
+# The baseline scan needs three recent points; a move in fewer than that is seen here.
+_UNSEEN_TAIL = 2
 
 
 def alert_read_moves(
@@ -67,28 +71,32 @@ def _alert_metrics(evidence: Sequence[Evidence]) -> set[str]:
 
 
 def _short_move(raw: Sequence[Any], limits: DigestLimits) -> dict[str, Any] | None:
-    """first -> newest, when the series is too short to scan, ends at its extreme and moved enough."""
+    """The newest points beyond every earlier one, by a meaningful share of the earlier median: in a
+    series too short to scan, however many they are; in a longer one, only the last `_UNSEEN_TAIL`
+    (the scan needs more recent points than that: a move seconds old is invisible to it)."""
     points = sorted(_points(raw))
-    if not 2 <= len(points) < limits.min_samples:
+    n = len(points)
+    if n < 2:
         return None
     values = [v for _, v in points]
-    baseline, recent = values[0], values[-1]
-    delta = recent - baseline
-    if delta == 0 or abs(delta) < limits.min_relative_change * max(abs(baseline), abs(recent)):
-        return None
-    if recent != (max(values) if delta > 0 else min(values)):
-        return None  # it went there and came back: not where the series is now
-    # The move began at the first point that left the starting value toward the newest one.
-    start = next(i for i, v in enumerate(values) if (v - baseline) * delta > 0)
-    return {
-        "baseline": _round(baseline),
-        "recent": _round(recent),
-        "peak": _round(recent),
-        "change_at": iso_from_unix(points[start][0]),
-        "direction": "up" if delta > 0 else "down",
-        "ratio": _round(recent / baseline) if baseline else _RATIO_WHEN_BASELINE_ZERO,
-        "score": limits.min_score,
-    }
+    longest = n - 1 if n < limits.min_samples else min(_UNSEEN_TAIL, n - 1)
+    for k in range(longest, 0, -1):
+        earlier, tail = values[:-k], values[-k:]
+        if not (min(tail) > max(earlier) or max(tail) < min(earlier)):
+            continue  # the series has been there before in the window: not where it went
+        baseline, recent = float(median(earlier)), values[-1]
+        if abs(recent - baseline) < limits.min_relative_change * max(abs(baseline), abs(recent)):
+            continue
+        return {
+            "baseline": _round(baseline),
+            "recent": _round(recent),
+            "peak": _round(recent),
+            "change_at": iso_from_unix(points[n - k][0]),
+            "direction": "up" if recent > baseline else "down",
+            "ratio": _round(recent / baseline) if baseline else _RATIO_WHEN_BASELINE_ZERO,
+            "score": limits.min_score,
+        }
+    return None
 
 
 def _round(value: float) -> float:

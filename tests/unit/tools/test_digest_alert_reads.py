@@ -76,3 +76,10 @@ def test_a_long_series_is_left_to_the_baseline_scan() -> None:
     swinging = [78.0, 83.0] * 20 + [83.0]
     digest = build_digest([_discovery("pool_used"), _read("metrics-2", "pool_used", swinging)], now=NOW)
     assert digest.anomalies == []
+
+
+def test_a_move_seconds_old_at_the_end_of_a_long_series_is_a_fact() -> None:
+    # Twenty quiet points, then the newest one jumps: too few recent points for the baseline scan.
+    keys = [0.0, 1.0] * 10 + [20000.0]
+    digest = build_digest([_discovery("stored_keys"), _read("metrics-2", "stored_keys", keys)], now=NOW)
+    assert [(a.metric, a.direction, a.recent) for a in digest.anomalies] == [("stored_keys", "up", 20000.0)]
