@@ -66,16 +66,19 @@ class ChatFlow:
         await self._remember(opened, result)
 
     async def _release(self, run: Run, result: RunResult, history_degraded: bool) -> None:
-        if _encoded_size(result.content) > self._max_answer_bytes:
-            raise RunFailed("ANSWER_TOO_LARGE")
-        payload = result.content.get("payload", {})
-        content_type = str(result.content.get("content_type", ""))
+        content = result.content
+        if _encoded_size(content) > self._max_answer_bytes:
+            content = _without_markdown(content)
+            if _encoded_size(content) > self._max_answer_bytes:
+                raise RunFailed("ANSWER_TOO_LARGE")
+        payload = content.get("payload", {})
+        content_type = str(content.get("content_type", ""))
         evaluation = dict(result.self_evaluation)
         evaluation["history_degraded"] = history_degraded
         stored = await run.finish(
             RunStatus.SUCCESS,
             outcome=RunOutcome(result.outcome),
-            answer=result.content,
+            answer=content,
             answer_preview=_preview(payload),
             content_type=content_type,
             route=result.route,
@@ -100,6 +103,16 @@ class ChatFlow:
             log.warning(
                 "run %s: could not record the turn in the session history", opened.run_id, exc_info=True
             )
+
+
+def _without_markdown(content: dict[str, Any]) -> dict[str, Any]:
+    """`content` without its Markdown copy, which repeats the whole report: a report near the size cap
+    is still released, and its Markdown stays available from GET .../report.md (rendered from the
+    stored typed payload)."""
+    payload = content.get("payload")
+    if not isinstance(payload, dict) or "markdown" not in payload:
+        return content
+    return {**content, "payload": {k: v for k, v in payload.items() if k != "markdown"}}
 
 
 def _encoded_size(content: dict[str, Any]) -> int:
