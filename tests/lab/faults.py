@@ -13,6 +13,7 @@ import psycopg
 import redis
 
 from tests.lab.app import Release
+from tests.lab.probes import value, wait_until
 from tests.lab.stack import SPOOL_BYTES, LabStack
 
 ORDER_ID = 42
@@ -85,6 +86,14 @@ class ConnectionLeak:
         self._open.clear()
 
 
+# Seconds of the node exporter's CPU series Prometheus holds before the CPU fault starts: with reads at
+# a 15 s step, enough points before the fault for the move to be seen against them.
+CPU_HISTORY_S = 150
+_CPU_HISTORY_S = (
+    f'time() - min(min_over_time(timestamp(node_cpu_seconds_total{{mode="idle"}})[{CPU_HISTORY_S + 60}s:5s]))'
+)
+
+
 @dataclass
 class CpuSaturation:
     """stress-ng on every core, bounded by its own timeout as well as by undo()."""
@@ -94,6 +103,15 @@ class CpuSaturation:
     _process: subprocess.Popen[bytes] | None = None
 
     def induce(self, stack: LabStack) -> None:
+        # A real host has hours of CPU history before it saturates; the lab's Prometheus may be a minute
+        # old. Wait (bounded) until it holds enough of the host's quiet CPU for a read to show the move
+        # from it, as on a real host: the service is judged on a fault, not on a TSDB younger than one.
+        wait_until(
+            lambda: (value(stack.prometheus_url, _CPU_HISTORY_S) or 0.0) >= CPU_HISTORY_S,
+            bound_s=CPU_HISTORY_S + 30,
+            what=f"{CPU_HISTORY_S} s of CPU history",
+            every_s=2.0,
+        )
         self._process = subprocess.Popen(
             ["stress-ng", "--cpu", "0", "--timeout", "120s", "--quiet"],
             stdout=subprocess.DEVNULL,
