@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager, suppress
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 import pymysql
@@ -27,7 +28,6 @@ from tools.sql.introspection import ASPECTS
 from tools.sql.lexical import Dialect
 from tools.toolbox.boundary import Toolbox
 
-PG_PORT, MARIADB_PORT = 55410, 55420  # this suite's own ports (55410-55419, 55420-55429)
 BLOCKER, WAITER, LEAKER = "batch-reconciler", "checkout-api", "leaky-worker"
 WAITERS, LEAKED = 3, 12
 RO_PASSWORD = "ro-introspection-pw"
@@ -55,7 +55,7 @@ async def _inspect(url: str, **args: Any) -> Evidence:
 @pytest.fixture(scope="module")
 def postgres() -> Iterator[tuple[str, str]]:
     """(admin URL, read-only URL) of a cluster with table shop.public.orders and a pg_monitor reader."""
-    with throwaway_postgres(PG_PORT, "max_connections=40") as admin:
+    with throwaway_postgres("max_connections=40") as admin:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute("CREATE DATABASE shop")
             conn.execute(f"CREATE ROLE ro LOGIN PASSWORD '{RO_PASSWORD}'")
@@ -67,7 +67,7 @@ def postgres() -> Iterator[tuple[str, str]]:
             conn.execute("CREATE TABLE orders (id int PRIMARY KEY, status text NOT NULL)")
             conn.execute("INSERT INTO orders SELECT g, 'new' FROM generate_series(1, 50) g")
             conn.execute("GRANT SELECT ON orders TO ro")
-        yield shop, f"postgresql://ro:{RO_PASSWORD}@127.0.0.1:{PG_PORT}/shop"
+        yield shop, f"postgresql://ro:{RO_PASSWORD}@127.0.0.1:{urlsplit(admin).port}/shop"
 
 
 @contextmanager
@@ -179,20 +179,20 @@ async def test_postgres_without_pg_monitor_sees_no_other_sessions(postgres: tupl
     with psycopg.connect(shop.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
         conn.execute(f"CREATE ROLE plain LOGIN PASSWORD '{RO_PASSWORD}'")
     with _pg_lock_and_leak(shop):
-        evidence = await _inspect(f"postgresql://plain:{RO_PASSWORD}@127.0.0.1:{PG_PORT}/shop")
+        evidence = await _inspect(f"postgresql://plain:{RO_PASSWORD}@127.0.0.1:{urlsplit(shop).port}/shop")
     assert evidence.status is EvidenceStatus.OK, evidence.summary
     blockers = evidence.data["introspection"]["blocking"]["blockers"]
     assert all(b["state"] == "unknown" for b in blockers)
 
 
 async def test_postgres_top_statements_when_pg_stat_statements_is_loaded() -> None:
-    with throwaway_postgres(PG_PORT + 1, "shared_preload_libraries=pg_stat_statements") as admin:
+    with throwaway_postgres("shared_preload_libraries=pg_stat_statements") as admin:
         with psycopg.connect(admin, autocommit=True) as conn:
             conn.execute("CREATE EXTENSION pg_stat_statements")
             conn.execute("CREATE ROLE ro LOGIN PASSWORD 'x'; GRANT pg_monitor TO ro")
             for n in range(20):
                 conn.execute("SELECT count(*) FROM generate_series(1, %s)", (10_000 + n,))
-        reader = f"postgresql://ro:x@127.0.0.1:{PG_PORT + 1}/postgres"
+        reader = f"postgresql://ro:x@127.0.0.1:{urlsplit(admin).port}/postgres"
         evidence = await _inspect(reader, aspects=["statements"])
     assert evidence.status is EvidenceStatus.OK, evidence.summary
     top = evidence.data["introspection"]["statements"]["top"]
@@ -205,8 +205,9 @@ async def test_postgres_top_statements_when_pg_stat_statements_is_loaded() -> No
 @pytest.fixture(scope="module")
 def mariadb() -> Iterator[tuple[dict[str, Any], str]]:
     """(root connection kwargs, read-only URL) of a server with shop.orders and a SELECT+PROCESS reader."""
-    with throwaway_mariadb("--max-connections=45", port=MARIADB_PORT) as _:
-        root = {"host": "127.0.0.1", "port": MARIADB_PORT, "user": "root", "autocommit": True}
+    with throwaway_mariadb("--max-connections=45") as url:
+        port = urlsplit(url).port
+        root = {"host": "127.0.0.1", "port": port, "user": "root", "autocommit": True}
         conn = pymysql.connect(**root)
         with conn.cursor() as cursor:
             cursor.execute("CREATE DATABASE shop")
@@ -219,13 +220,13 @@ def mariadb() -> Iterator[tuple[dict[str, Any], str]]:
                 cursor.execute(f"CREATE USER 'ro'@'{host}' IDENTIFIED BY '{RO_PASSWORD}'")
                 cursor.execute(f"GRANT SELECT, PROCESS ON *.* TO 'ro'@'{host}'")
         conn.close()
-        yield root, f"mysql://ro:{RO_PASSWORD}@127.0.0.1:{MARIADB_PORT}/shop"
+        yield root, f"mysql://ro:{RO_PASSWORD}@127.0.0.1:{port}/shop"
 
 
 @contextmanager
 def _mariadb_lock_and_leak(root: dict[str, Any]) -> Iterator[None]:
     def session(user: str) -> Any:
-        return pymysql.connect(host="127.0.0.1", port=MARIADB_PORT, user=user, database="shop")
+        return pymysql.connect(host="127.0.0.1", port=root["port"], user=user, database="shop")
 
     with ExitStack() as undo:
         blocker = session(BLOCKER)

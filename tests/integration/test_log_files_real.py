@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psycopg
 import pymysql
@@ -22,11 +23,11 @@ import redis
 
 from tests.conftest import IN_CI
 from tests.support.throwaway_mariadb import throwaway_mariadb
+from tests.support.throwaway_port import start_on_free_port
 from tests.support.throwaway_postgres import throwaway_postgres
 from tools.base import LogLine, LogQuery, TimeWindow
 from tools.logfiles import LogFiles
 
-PG_PORT, MARIADB_PORT, REDIS_PORT = 55430, 55435, 55440
 _WAIT_S = 10.0
 
 
@@ -66,7 +67,7 @@ async def test_postgresql_lock_wait_slow_statement_and_failed_login(log_dir: Pat
         "log_lock_waits=on", "deadlock_timeout=100ms", "log_min_duration_statement=200",
         f"hba_file={hba}", "log_timezone=UTC",
     )  # fmt: skip
-    with throwaway_postgres(PG_PORT, *settings) as url:
+    with throwaway_postgres(*settings) as url:
         source = LogFiles({"postgres": str(log_dir / "*.log")})
         with psycopg.connect(url, autocommit=True) as admin:
             admin.execute("CREATE TABLE orders (id int PRIMARY KEY, status text)")
@@ -114,14 +115,13 @@ async def test_mariadb_failed_login_and_slow_query(log_dir: Path) -> None:
     error_log, slow_log = log_dir / "error.log", log_dir / "slow.log"
     args = (f"--log-error={error_log}", "--slow-query-log=1", f"--slow-query-log-file={slow_log}",
             "--long-query-time=0.2", "--log-warnings=2")  # fmt: skip
-    with throwaway_mariadb(*args, port=MARIADB_PORT):
+    with throwaway_mariadb(*args) as url:
+        port = urlsplit(url).port
         source = LogFiles({"mariadb": [str(error_log), str(slow_log)]})
         started = datetime.now(UTC)
         with pytest.raises(pymysql.err.OperationalError):
-            pymysql.connect(
-                host="127.0.0.1", port=MARIADB_PORT, user="app", password="wrong", connect_timeout=3
-            )
-        conn = pymysql.connect(host="127.0.0.1", port=MARIADB_PORT, user="root", autocommit=True)
+            pymysql.connect(host="127.0.0.1", port=port, user="app", password="wrong", connect_timeout=3)
+        conn = pymysql.connect(host="127.0.0.1", port=port, user="root", autocommit=True)
         try:
             with conn.cursor() as cursor:
                 cursor.execute("SELECT SLEEP(0.4)")
@@ -148,22 +148,24 @@ def redis_server(log_dir: Path) -> Iterator[redis.Redis]:
         pytest.skip(message)
     data = log_dir / "data"
     data.mkdir()
-    server = subprocess.Popen(
-        ["redis-server", "--port", str(REDIS_PORT), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(data), "--logfile", str(log_dir / "redis.log")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    client = redis.Redis(port=REDIS_PORT, socket_timeout=5)
-    try:
-        deadline = time.monotonic() + _WAIT_S
-        while True:
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(data), "--logfile", str(log_dir / "redis.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+
+    def answers(port: int) -> bool:
+        with redis.Redis(host="127.0.0.1", port=port, socket_timeout=1) as probe:
             try:
-                client.ping()
-                break
+                return bool(probe.ping())
             except redis.ConnectionError:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
+                return False
+
+    server, port = start_on_free_port(launch, answers, timeout_s=_WAIT_S, what="throwaway Redis")
+    client = redis.Redis(host="127.0.0.1", port=port, socket_timeout=5)
+    try:
         yield client
     finally:
         client.close()

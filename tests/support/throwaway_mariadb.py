@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,15 +15,9 @@ import pymysql
 import pytest
 
 from tests.conftest import IN_CI
+from tests.support.throwaway_port import start_on_free_port
 
 _START_TIMEOUT_S = 30.0
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _require_binaries() -> None:
@@ -38,43 +30,45 @@ def _require_binaries() -> None:
 
 
 @contextmanager
-def throwaway_mariadb(*server_args: str, port: int | None = None) -> Iterator[str]:
-    """Yield `mysql://root@127.0.0.1:PORT/` of a fresh server started with `server_args` (on `port`, or a
-    free one)."""
+def throwaway_mariadb(*server_args: str) -> Iterator[str]:
+    """Yield `mysql://root@127.0.0.1:PORT/` of a fresh server started with `server_args` on a free port
+    (`urlsplit(url).port`)."""
     _require_binaries()
     root = Path(tempfile.mkdtemp(prefix="sb_mariadb_"))
     root.chmod(0o755)
     shutil.chown(root, "mysql")
-    port = port or _free_port()
-    # --no-defaults: the system config forces a log file and user the throwaway must not share.
-    subprocess.run(
-        ["mariadb-install-db", "--no-defaults", f"--datadir={root / 'data'}", "--user=mysql",
-         "--auth-root-authentication-method=normal"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    # mariadbd drops to the mysql user itself (--user); its start-up warnings go to the log file.
-    server = subprocess.Popen(
-        ["mariadbd", "--no-defaults", "--user=mysql", f"--datadir={root / 'data'}",
-         f"--port={port}", f"--socket={root / 'sock'}", "--bind-address=127.0.0.1",
-         f"--log-error={root / 'err.log'}", *server_args],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
     try:
-        _wait_until_up(port)
-        yield f"mysql://root@127.0.0.1:{port}/"
+        # --no-defaults: the system config forces a log file and user the throwaway must not share.
+        subprocess.run(
+            ["mariadb-install-db", "--no-defaults", f"--datadir={root / 'data'}", "--user=mysql",
+             "--auth-root-authentication-method=normal"],
+            check=True, capture_output=True,
+        )  # fmt: skip
+
+        def launch(port: int) -> subprocess.Popen[bytes]:
+            # mariadbd drops to the mysql user itself (--user); its start-up warnings go to the log file.
+            return subprocess.Popen(
+                ["mariadbd", "--no-defaults", "--user=mysql", f"--datadir={root / 'data'}",
+                 f"--port={port}", f"--socket={root / 'sock'}", "--bind-address=127.0.0.1",
+                 f"--log-error={root / 'err.log'}", *server_args],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+
+        server, port = start_on_free_port(
+            launch, _answers, timeout_s=_START_TIMEOUT_S, what="throwaway MariaDB"
+        )
+        try:
+            yield f"mysql://root@127.0.0.1:{port}/"
+        finally:
+            server.terminate()
+            server.wait(timeout=_START_TIMEOUT_S)
     finally:
-        server.terminate()
-        server.wait(timeout=_START_TIMEOUT_S)
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _wait_until_up(port: int) -> None:
-    deadline = time.monotonic() + _START_TIMEOUT_S
-    while True:
-        try:
-            pymysql.connect(host="127.0.0.1", port=port, user="root", connect_timeout=1).close()
-            return
-        except pymysql.err.OperationalError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.2)
+def _answers(port: int) -> bool:
+    try:
+        pymysql.connect(host="127.0.0.1", port=port, user="root", connect_timeout=1).close()
+    except pymysql.err.OperationalError:
+        return False
+    return True
