@@ -7,9 +7,9 @@ the run's channel to its end and, when `alert_webhook.notify_url` is set, posts 
 Markdown (`{"text": ...}`, Slack-compatible) with bounded retries.
 
 Bounds: a worker slot from the shared admission (503 UNAVAILABLE when none), at most
-`max_in_flight` webhook runs at once (429 WEBHOOK_QUEUE_FULL), a notification repeating a group key
-and its firing fingerprints within `dedupe_window_s` starts nothing (202, reason DUPLICATE), and one
-with no firing alert starts nothing (202, reason RESOLVED_ONLY).
+`max_in_flight` webhook runs at once (503 WEBHOOK_QUEUE_FULL; Alertmanager retries a 5xx answer), a
+notification repeating a group key and its firing fingerprints within `dedupe_window_s` starts
+nothing (202, reason DUPLICATE), and one with no firing alert starts nothing (202, reason RESOLVED_ONLY).
 """
 
 from __future__ import annotations
@@ -42,9 +42,11 @@ NOTIFY_MAX_CHARS = 35_000  # Slack truncates a message's text near 40,000 charac
 
 
 class WebhookQueueFull(ApiError):
-    status_code = 429
+    # 503, not 429: Alertmanager's notifier retries only 5xx answers (notify.Retrier); a 4xx would
+    # drop the group until its next group_interval.
+    status_code = 503
     code = "WEBHOOK_QUEUE_FULL"
-    message = "Too many Alertmanager investigations are running; Alertmanager will retry."
+    message = "Too many Alertmanager investigations are running; retry shortly."
 
 
 class WebhookAlert(BaseModel):

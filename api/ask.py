@@ -1,7 +1,7 @@
 """`superbiz ask "why is checkout slow?"`: one chat run against a running server, from a terminal.
 
 Progress (the stream's status events) goes to stderr as it arrives; the released answer goes to
-stdout, rendered for a terminal (with `rich` when it is importable, else plain text), followed by the
+stdout, rendered for a terminal by `rich` (`--plain`: plain text), followed by the
 trace link. `--json` prints the raw `content` (or `failure`) event data instead. The exit code says
 how the run ended (`EXIT_CODES`), so scripts can branch on it.
 """
@@ -19,6 +19,8 @@ from urllib.parse import urlencode
 
 import httpx
 from httpx_sse import SSEError, connect_sse
+from rich.console import Console
+from rich.markdown import Markdown
 
 from graph.nodes.lookup.markdown import lookup_markdown
 from graph.report_markdown import report_markdown
@@ -119,14 +121,8 @@ def plain_answer(content: dict[str, Any]) -> str:
 def _print_answer(content: dict[str, Any], out: TextIO, *, plain: bool) -> None:
     text = safe_text(plain_answer(content))
     if not plain:
-        try:
-            from rich.console import Console
-            from rich.markdown import Markdown
-        except ImportError:  # rich is optional: the plain text says the same
-            plain = True
-        else:
-            Console(file=out, highlight=False).print(Markdown(text))
-            return
+        Console(file=out, highlight=False).print(Markdown(text))
+        return
     # Plain text: the Markdown escapes only mattered to a Markdown renderer.
     out.write(_MARKDOWN_ESCAPE.sub(r"\1", text).rstrip() + "\n")
 
@@ -206,7 +202,7 @@ def add_ask_command(commands: Any) -> None:
     ask.add_argument("--session", help="continue this session (multi-turn)")
     ask.add_argument("--token", help=f"bearer token; default: ${TOKEN_VARIABLE}")
     ask.add_argument("--json", action="store_true", help="print the raw content payload as JSON")
-    ask.add_argument("--plain", action="store_true", help="plain text even when rich is installed")
+    ask.add_argument("--plain", action="store_true", help="plain text instead of rich's terminal rendering")
     ask.set_defaults(handler=_ask)
 
 

@@ -162,7 +162,7 @@ class AlertWebhookSettings(BaseModel):
 
     token: SecretStr | None = None  # unset: open only when SUPERBIZ_API_TOKENS is unset too
     principal: str = Field(default="alertmanager", min_length=1, max_length=128)
-    max_in_flight: PositiveInt = 4  # webhook runs at once; beyond it 429 WEBHOOK_QUEUE_FULL
+    max_in_flight: PositiveInt = 4  # webhook runs at once; beyond it 503 WEBHOOK_QUEUE_FULL
     dedupe_window_s: PositiveFloat = 300.0  # the same group key and firing alerts again: no new run
     max_alerts: PositiveInt = 500  # alerts in one notification (Alertmanager's own max_alerts)
     notify_url: SecretStr | None = None  # Slack-compatible incoming webhook: {"text": markdown}

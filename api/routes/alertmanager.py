@@ -14,7 +14,7 @@ from fastapi import APIRouter, Depends, Request
 
 from api.alert_webhook import AlertInvestigations, AlertmanagerNotification
 from api.deps import ServicesDep
-from api.errors import ErrorBody, Unauthorized
+from api.errors import Unauthorized
 from api.schemas import _Body, _Envelope
 
 router = APIRouter(tags=["alertmanager"])
@@ -69,14 +69,13 @@ Investigations = Annotated[AlertInvestigations, Depends(alert_investigations)]
     "/api/alertmanager/webhook",
     status_code=202,
     dependencies=[Depends(webhook_caller)],
-    responses={429: {"model": ErrorBody, "description": "WEBHOOK_QUEUE_FULL: too many webhook runs"}},
 )
 async def alertmanager_webhook(
     notification: AlertmanagerNotification, investigations: Investigations
 ) -> WebhookAckEnvelope:
     """One AIOps run per notification group (202 with its ids); a duplicate within the window or a
     resolved-only notification starts nothing (202 with `accepted: false` and the reason)."""
-    ack = await investigations.receive(notification)  # 429 WEBHOOK_QUEUE_FULL, 503 UNAVAILABLE
+    ack = await investigations.receive(notification)  # 503 WEBHOOK_QUEUE_FULL or UNAVAILABLE
     return WebhookAckEnvelope(
         data=WebhookAckBody(
             accepted=ack.accepted, reason=ack.reason, session_id=ack.session_id, run_id=ack.run_id

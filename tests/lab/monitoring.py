@@ -134,14 +134,27 @@ def prometheus_config(
     }
 
 
-def alertmanager_config() -> dict[str, Any]:
+def alertmanager_config(webhook_url: str, token: str) -> dict[str, Any]:
+    """Every group is sent to the service's Alertmanager webhook (with its own bearer token), as an SRE
+    would point a receiver at it: each firing group starts one investigation."""
     return {
         "route": {
-            "receiver": "null",
+            "receiver": "superbiz",
             "group_by": ["alertname", "instance"],
             "group_wait": "1s",
             "group_interval": "1s",
             "repeat_interval": "1h",
         },
-        "receivers": [{"name": "null"}],
+        "receivers": [
+            {
+                "name": "superbiz",
+                "webhook_configs": [
+                    {
+                        "url": webhook_url,
+                        "send_resolved": True,
+                        "http_config": {"authorization": {"type": "Bearer", "credentials": token}},
+                    }
+                ],
+            }
+        ],
     }

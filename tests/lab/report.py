@@ -1,4 +1,5 @@
-"""The lab's table: scenario, question, verdict, what the answer named, seconds; then each fault's alert."""
+"""The lab's table: scenario, question, verdict, what the answer named, seconds; then each fault's alert;
+then the investigations Alertmanager's webhook started."""
 
 from __future__ import annotations
 
@@ -36,6 +37,14 @@ def render(report: LabReport) -> str:
             f"| {fault.scenario} | {fault.kind} | {fault.alert} | {fired} | {_cell(labels)} "
             f"| {cleared} | {_cell(fault.problem)} |"
         )
+    lines += [
+        "",
+        "| investigation Alertmanager started | status | root cause |",
+        "|---|---|---|",
+    ]
+    for investigation in report.investigations:
+        root = (investigation.root_cause or "-")[:90]
+        lines.append(f"| {_cell(investigation.query[:90])} | {investigation.status} | {_cell(root)} |")
     verdicts = Counter(row.judgement.verdict for row in report.rows)
     summary = ", ".join(f"{name} {verdicts[name]}" for name in VERDICTS)
     lines += [

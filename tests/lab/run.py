@@ -18,6 +18,7 @@ from tests.lab.stack import LabStack
 
 FIRE_BOUND_S = 90.0  # the slowest rule (CPU: a 10 s rate, then 5 s pending) fires well within this
 CLEAR_BOUND_S = 90.0
+INVESTIGATIONS_BOUND_S = 120.0  # the webhook's last runs finish (each is one AIOps scan)
 QUIET_BOUND_S = 60.0
 FOREIGN_QUIET_BOUND_S = 15.0  # per fault: on a machine busy for longer, waiting does not help
 
@@ -49,10 +50,20 @@ class FaultRecord:
     problem: str = ""
 
 
+@dataclass(frozen=True)
+class Investigation:
+    """A run Alertmanager's webhook started (GET /api/investigations, flow AI_OPS)."""
+
+    query: str  # the alert group it was started for
+    status: str
+    root_cause: str | None
+
+
 @dataclass
 class LabReport:
     rows: list[Row] = field(default_factory=list)
     faults: list[FaultRecord] = field(default_factory=list)
+    investigations: list[Investigation] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     start_s: float = 0.0
     total_s: float = 0.0
@@ -162,6 +173,21 @@ async def _wait(condition: Callable[[], bool], bound_s: float, what: str) -> flo
     return await asyncio.to_thread(wait_until, condition, bound_s=bound_s, what=what)
 
 
+async def _investigations(client: httpx.AsyncClient, report: LabReport) -> list[Investigation]:
+    """The runs the lab's Alertmanager started through the webhook, once none is still running (bounded:
+    what is still running at the bound is reported as it stands)."""
+    deadline = time.monotonic() + INVESTIGATIONS_BOUND_S
+    while True:
+        runs = (await client.get("/api/investigations", params={"limit": 100})).json()["data"]
+        started = [run for run in runs if run["agentFlow"] == "AI_OPS"]
+        if all(run["status"] != "RUNNING" for run in started) or time.monotonic() > deadline:
+            break
+        await asyncio.sleep(1.0)
+    if any(run["status"] == "RUNNING" for run in started):
+        report.notes.append(f"investigations still running after {INVESTIGATIONS_BOUND_S:.0f} s")
+    return [Investigation(run["query"], run["status"], run.get("rootCause")) for run in reversed(started)]
+
+
 async def run_lab(scenarios: tuple[Scenario, ...] = SCENARIOS) -> LabReport:
     """Start the stack, run every scenario through the service, stop everything; the report says what
     happened (a stack that fails to start raises, with the processes' log tails)."""
@@ -176,6 +202,7 @@ async def run_lab(scenarios: tuple[Scenario, ...] = SCENARIOS) -> LabReport:
         report.start_s = time.monotonic() - started
         async with lab_service(stack) as client:
             await run_scenarios(stack, client, scenarios, report)
+            report.investigations = await _investigations(client, report)
     finally:
         await asyncio.to_thread(stack.close)
     report.total_s = time.monotonic() - started

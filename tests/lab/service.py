@@ -1,10 +1,12 @@
 """The real service pointed at the lab: create_app with the lab's Prometheus, Alertmanager, read-only
-SQL datasources and log files (the file logs source) and the rule-based analyst, driven over HTTP
-in-process (httpx's ASGI transport)."""
+SQL datasources and log files (the file logs source) and the rule-based analyst, served by uvicorn on
+the port the lab's Alertmanager receiver posts to (its webhook starts an investigation per firing
+group), and asked over HTTP as the lab's one principal."""
 
 from __future__ import annotations
 
 import json
+import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -18,6 +20,9 @@ from httpx_sse import aconnect_sse
 from api.app import create_app
 from api.settings import Settings
 from tests.lab.stack import LabStack
+from tests.support.live_server import live_server
+
+PRINCIPAL = "oncall"  # the chat questions and the investigations Alertmanager starts share it
 
 
 @dataclass
@@ -50,16 +55,28 @@ def lab_settings(stack: LabStack) -> Settings:
         prometheus_url=stack.prometheus_url,
         alertmanager_url=stack.alertmanager_url,
         backends={"sql_datasources": stack.sql_datasources(), "log_files": stack.log_files()},
+        api_tokens=f"{PRINCIPAL}:{stack.webhook_token}-api",
+        # Two faults fire the same alert on the same instance minutes apart: each is a new incident,
+        # so the dedupe window (meant for an HA pair's copies of one notification) is short here.
+        alert_webhook={"token": stack.webhook_token, "principal": PRINCIPAL, "dedupe_window_s": 10},
     )
 
 
 @asynccontextmanager
 async def lab_service(stack: LabStack) -> AsyncIterator[httpx.AsyncClient]:
-    """The app (lifespan and all) and a client to it."""
-    app = create_app(lab_settings(stack))
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://lab", timeout=180) as client:
+    """The app served (lifespan and all) on the lab's service port, and a client to it."""
+    settings = lab_settings(stack)
+    listener = socket.socket()
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", stack.ports["service"]))
+    token = f"{stack.webhook_token}-api"
+    with listener:
+        async with (
+            live_server(create_app(settings), listener=listener) as url,
+            httpx.AsyncClient(
+                base_url=url, timeout=180, headers={"Authorization": f"Bearer {token}"}
+            ) as client,
+        ):
             yield client
 
 

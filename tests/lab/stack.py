@@ -8,6 +8,7 @@ directory and stopped (and the directory removed) on close.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 import tempfile
@@ -86,6 +87,8 @@ class LabStack:
     ports: dict[str, int] = field(default_factory=dict)
     processes: dict[str, _Process] = field(default_factory=dict)
     storefront: RunningStorefront | None = None
+    # The token Alertmanager's receiver sends to the service's webhook (a fresh one per lab).
+    webhook_token: str = field(default_factory=lambda: secrets.token_hex(16))
     _cleanup: ExitStack = field(default_factory=ExitStack)
 
     @property
@@ -120,6 +123,11 @@ class LabStack:
     def alertmanager_url(self) -> str:
         return f"http://127.0.0.1:{self.ports['alertmanager']}"
 
+    @property
+    def service_url(self) -> str:
+        """Where the service under test listens: Alertmanager's receiver posts to its webhook there."""
+        return f"http://127.0.0.1:{self.ports['service']}"
+
     def pg_dsn(self, database: str = PG_DATABASE) -> str:
         return f"postgresql://postgres@127.0.0.1:{self.ports['postgres']}/{database}"
 
@@ -143,6 +151,7 @@ class LabStack:
             "storefront",
             "prometheus",
             "alertmanager",
+            "service",
         ):
             self.ports[name] = free_port()
         self._mount_spool()
@@ -344,7 +353,12 @@ class LabStack:
             rules_path=str(rules),
         )
         (self.root / "prometheus.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-        (self.root / "alertmanager.yml").write_text(yaml.safe_dump(alertmanager_config()), encoding="utf-8")
+        (self.root / "alertmanager.yml").write_text(
+            yaml.safe_dump(
+                alertmanager_config(f"{self.service_url}/api/alertmanager/webhook", self.webhook_token)
+            ),
+            encoding="utf-8",
+        )
         self._spawn(
             "alertmanager",
             [

@@ -63,6 +63,17 @@ def test_every_fault_is_undone(report: LabReport) -> None:
         assert fault.cleared_s is not None, (fault.scenario, fault.problem)
 
 
+def test_every_fault_starts_an_investigation_through_alertmanagers_webhook(report: LabReport) -> None:
+    """Alertmanager's receiver points at the service: each fault's firing group started an AIOps run
+    (its query names the alert), stored and finished like any run, with a released report."""
+    for fault in report.faults:
+        started = [i for i in report.investigations if f"Alertmanager: {fault.alert} firing" in i.query]
+        assert started, (fault.scenario, fault.alert, [i.query for i in report.investigations])
+    assert report.investigations
+    for investigation in report.investigations:
+        assert investigation.status in ("SUCCESS", "FALLBACK"), investigation
+
+
 def test_every_question_gets_a_terminal_answer(report: LabReport) -> None:
     asked = sum(1 for _ in report.rows)
     assert asked >= 12
