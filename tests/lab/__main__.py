@@ -57,6 +57,9 @@ def _hold_stack() -> int:
         print(f"export SUPERBIZ_PROMETHEUS_URL={stack.prometheus_url}")
         print(f"export SUPERBIZ_ALERTMANAGER_URL={stack.alertmanager_url}")
         print(f"export SUPERBIZ_BACKENDS__SQL_DATASOURCES='{json.dumps(stack.sql_datasources())}'")
+        # The port and token the lab's Alertmanager receiver posts to: each firing group an investigation.
+        print(f"export SUPERBIZ_PORT={stack.ports['service']}")
+        print(f"export SUPERBIZ_ALERT_WEBHOOK__TOKEN={stack.webhook_token}")
         for line in _stack_lines(stack):
             print(f"# {line}")
         print(

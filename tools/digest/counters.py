@@ -38,8 +38,12 @@ def is_counter(metric: str, values: Floats) -> bool:
     """Whether a series is a cumulative counter: non-decreasing apart from resets, and either named
     like one (`_total`, `_count`, `_sum`, `_bucket`) or rising on most of its samples.
 
-    The name alone is not trusted: gauges such as `pg_stat_activity_count` share the suffixes.
+    The name alone is not trusted: gauges such as `pg_stat_activity_count` share the suffixes. A
+    series a function already computed (`rate(x)`, `p99(x)`: its name is an expression) is never
+    one: a rate that rises on most steps is a rate still, and reading it as a counter rates it twice.
     """
+    if "(" in metric:
+        return False
     steps = len(values) - 1
     if steps < 2 or float(np.min(values)) < 0:
         return False

@@ -22,6 +22,11 @@ Kind = Literal["counter", "gauge", "histogram", "summary"]
 DEFAULT_STACK_JOBS: tuple[str, ...] = ("prometheus", "alertmanager", "pushgateway", "grafana")
 # Every exporter's own runtime series, and the series Prometheus synthesises per target or rule.
 _EXPORTER_PREFIXES = ("go_", "process_", "promhttp_", "scrape_", "net_conntrack_")
+# An exporter's telemetry about itself, by the naming convention exporters share whatever their
+# namespace: `<ns>_exporter_...` (mysql_exporter_collector_duration_seconds,
+# pg_exporter_last_scrape_error) and `<ns>_scrape_...` (node_scrape_collector_duration_seconds). They
+# time the exporter's own scrape, which any load on the machine moves.
+_EXPORTER_SELF = re.compile(r"^[a-z0-9]+_(?:exporter|scrape)_")
 _SYNTHETIC = frozenset({"ALERTS", "ALERTS_FOR_STATE"})
 # Words that put the monitoring stack itself in question.
 _STACK_WORDS = frozenset({"monitoring", "scrape", "scraping", "exporter", "exporters", "goroutines"})
@@ -88,7 +93,7 @@ class MonitoringStack:
     def owns(self, metric: str) -> bool:
         """Whether a metric name is the stack's own telemetry (by name alone)."""
         prefixes = _EXPORTER_PREFIXES + tuple(f"{job}_" for job in self.jobs)
-        return metric in _SYNTHETIC or metric.startswith(prefixes)
+        return metric in _SYNTHETIC or metric.startswith(prefixes) or bool(_EXPORTER_SELF.match(metric))
 
     def asked_about(self, words: Iterable[str]) -> bool:
         """Whether the question is about the stack itself (names one of its jobs, or scraping)."""

@@ -23,8 +23,6 @@ from tools.prometheus.discovery import DEFAULT_STACK, MonitoringStack, question_
 
 MAX_ANOMALY_FINDINGS = 3
 MAX_RECOMMENDED_RUNBOOKS = 2
-# Alert labels that say how bad, not what about.
-_NOT_IDENTITY = frozenset({"alertname", "severity"})
 
 
 def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_STACK) -> Draft:
@@ -45,7 +43,6 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         return quiet_draft(request, ranking, past=ranking.ranked, target=target)
     if len(current) < len(ranking.ranked):
         ranking = replace(ranking, ranked=current)
-    ranking = _alert_with_its_system(ranking)
     root = ranking.ranked[0]
     if _alert_only(root):
         # A firing alert and nothing else about its system: an incident whose cause is not established.
@@ -143,7 +140,7 @@ def _decisive_changes(root: Suspect, onset: datetime | None) -> list[LogPattern]
     if onset is None:
         return []
     near = [p for p in root.changes if near_change(p, onset)]
-    near.sort(key=lambda p: (not ROLLOUT.search(p.example), -(_stamp(p.first_seen))))
+    near.sort(key=lambda p: (not ROLLOUT.search(p.example), -(_stamp(p.last_seen))))
     return near[:2]
 
 
@@ -184,30 +181,6 @@ def _part_of(name: str, ranked: Sequence[Suspect]) -> bool:
 def _alert_only(root: Suspect) -> bool:
     evidence = (root.anomalies, root.errors, root.changes, root.held_by_sql, root.blamed_by, root.precedes)
     return bool(root.alerts) and not any(evidence)
-
-
-def _alert_with_its_system(ranking: Ranking) -> Ranking:
-    """An alert with nothing else under its own name whose identity labels (an HTTP handler) the
-    moving series of one other system carry is about that system: the alert joins it, at the better
-    of their two places."""
-    for lone in [s for s in ranking.ranked if _alert_only(s)]:
-        identity = {(k, v) for g in lone.alerts for k, v in g.labels.items() if k not in _NOT_IDENTITY}
-        others = [s for s in [*ranking.ranked, *ranking.quiet, *ranking.herrings] if s is not lone]
-        carriers = [s for s in others if any(identity <= set(a.labels.items()) for a in s.anomalies)]
-        if not identity or len(carriers) != 1:
-            continue
-        carrier = carriers[0]
-        joined = replace(carrier, alerts=[*carrier.alerts, *lone.alerts], onset=carrier.onset or lone.onset)
-        ranked = [joined if s is lone else s for s in ranking.ranked if s is not carrier]
-        if carrier in ranking.ranked and ranking.ranked.index(carrier) < ranking.ranked.index(lone):
-            ranked = [joined if s is carrier else s for s in ranking.ranked if s is not lone]
-        ranking = replace(
-            ranking,
-            ranked=ranked,
-            quiet=[s for s in ranking.quiet if s is not carrier],
-            herrings=[s for s in ranking.herrings if s is not carrier],
-        )
-    return ranking
 
 
 def _changed(root: Suspect) -> bool:

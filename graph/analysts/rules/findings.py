@@ -131,12 +131,19 @@ def blame_finding(downstream: str, upstream: str, pattern: LogPattern) -> Findin
 
 def change_finding(service: str, pattern: LogPattern) -> Finding:
     return Finding(
-        statement=(
-            f"{service} recorded a change shortly before the trouble began: "
-            f'"{quote(pattern.example)}" at {pattern.first_seen}.'
-        ),
+        statement=f"{service} recorded a change shortly before the trouble began: {change_phrase(pattern)}.",
         evidence_ids=[pattern.evidence_id],
     )
+
+
+def change_phrase(pattern: LogPattern, *, most: int = MAX_QUOTE) -> str:
+    """The change line and when it was written: the pattern's example is its latest line, so its time
+    is the pattern's last sighting (a template's first sighting may be an older change of the same
+    shape, such as the previous deploy)."""
+    text = quote(pattern.example)
+    if len(text) > most:
+        text = text[:most].rsplit(" ", 1)[0]
+    return f'"{text}" at {pattern.last_seen}'
 
 
 def sql_finding(summary: SqlSummary) -> Finding:

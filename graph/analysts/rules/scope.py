@@ -17,6 +17,9 @@ from graph.analysts.rules.suspects import Ranking, Suspect, mentions
 from graph.analysts.rules.vocabulary import ALERT_FOCUS
 from tools.facts import AlertGroup, Digest
 
+# Alert labels that say how bad, not what about.
+_NOT_SUBJECT = frozenset({"alertname", "severity"})
+
 
 def scoped_service(
     question: str, services: Sequence[str], known: Iterable[str], digest: Digest | None = None
@@ -34,11 +37,34 @@ def scoped_service(
 
 
 def _owners_named(question: str, digest: Digest) -> list[str]:
-    """Services whose firing alert or moving metric the question names by its exact name."""
+    """Services whose firing alert or moving metric the question names by its exact name, or whose
+    firing alert is about what the question names ("why is search slow?" and an alert on
+    `handler="/search"`)."""
     words = {word.lower() for word in question_terms(question)}
     owners = [g.service for g in named_alert_groups(question, digest) if g.service]
+    owners += [g.service for g in _alert_groups_about(words, digest) if g.service]
     owners += [a.service for a in digest.anomalies if a.metric.lower() in words and a.service]
     return [owner for owner in owners if owner]
+
+
+def _alert_groups_about(words: set[str], digest: Digest) -> list[AlertGroup]:
+    """Firing groups one of whose identity label values is a word of the question, read as a word
+    (`/search` is search; a plural asks about the same thing)."""
+    words |= {word[:-1] for word in words if word.endswith("s") and len(word) > 4}
+    return [
+        g
+        for g in digest.alert_groups
+        if g.status == "firing"
+        and any(
+            _as_word(value) in words
+            for key, value in g.labels.items()
+            if key not in _NOT_SUBJECT and len(_as_word(value)) >= 3
+        )
+    ]
+
+
+def _as_word(value: str) -> str:
+    return value.strip(" /.:").lower()
 
 
 def named_alert_groups(question: str, digest: Digest) -> list[AlertGroup]:

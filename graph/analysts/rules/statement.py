@@ -18,22 +18,26 @@ MAX_QUOTED = 90
 
 def signal_phrases(root: Suspect, changes: Sequence[LogPattern]) -> list[str]:
     """The root's strongest signals in their own terms, earliest-acting first: a change before the
-    trouble, then alerts, metric changes, the top error template and the SQL finding."""
-    phrases = [f'change "{_short(p.example)}" at {p.first_seen}' for p in changes[:1]]
+    trouble, then alerts, metric changes, the top error template and the SQL finding. Each kind keeps
+    its place within MAX_SIGNALS: a second metric is the first to go, so the error lines (often the
+    only words that say what broke) are never crowded out by another series."""
+    phrases = [f"change {say.change_phrase(p, most=MAX_QUOTED)}" for p in changes[:1]]
     phrases += [_alert(group) for group in root.alerts[:1]]
     anomalies = sorted(root.anomalies, key=lambda a: -a.score)
+    metrics: list[str] = []
     seen: set[str] = set()
     for anomaly in anomalies:
         if anomaly.metric not in seen and len(seen) < 2:
             seen.add(anomaly.metric)
-            phrases.append(_metric(anomaly))
+            metrics.append(_metric(anomaly))
+    phrases += metrics[:1]
     if root.errors:
         top = max(root.errors, key=lambda p: p.count)
         level = (top.level or "log").upper()
         phrases.append(f'{top.count} {level} lines like "{_short(top.example)}" since {top.first_seen}')
     for summary in root.held_by_sql[:1]:
         phrases.append(f"{summary.datasource} shows " + "; ".join(summary.highlights[:2]))
-    return phrases[:MAX_SIGNALS]
+    return (phrases + metrics[1:])[:MAX_SIGNALS]
 
 
 def _alert(group: AlertGroup) -> str:

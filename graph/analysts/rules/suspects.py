@@ -34,6 +34,8 @@ BACKGROUND_GAP = timedelta(minutes=8)
 _HOLDER_COLUMN = re.compile(r"blocking|blocker|holder|holding|lock_owner", re.IGNORECASE)
 _WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
 _SQL_FACT = re.compile(r"^(\w+)=(.+?)(?: \(\d+ of \d+ rows\))?$")
+# Alert labels that say how bad, not what about.
+_NOT_IDENTITY = frozenset({"alertname", "severity"})
 
 
 @dataclass(slots=True)
@@ -161,9 +163,36 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
         text = f"{pattern.template} {pattern.example}"
         if CHANGE.search(text) or EVENT.search(text):
             s.changes.append(pattern)
+    _join_carriers(suspects)
     _link_dependencies(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects
+
+
+def _join_carriers(suspects: dict[str, Suspect]) -> None:
+    """An alert whose only name is a label that another system's series carry (an HTTP handler that
+    a web app's request series are labelled with) is that system's alert: a group with nothing
+    else under its own name joins the one system whose moving series carry all of its identity
+    labels, so the alert and the move that explains it are judged together. Series that name the
+    lone group's system themselves (a job's series another system took by instance) carry it
+    by its own name, which says nothing about whose alert it is."""
+    for lone in list(suspects.values()):
+        if not lone.alerts or lone.anomalies or lone.errors or lone.changes:
+            continue
+        kept: list[AlertGroup] = []
+        for group in lone.alerts:
+            identity = {(k, v) for k, v in group.labels.items() if k not in _NOT_IDENTITY}
+            carriers = [
+                s
+                for s in suspects.values()
+                if s is not lone
+                and any(identity <= a.labels.items() and a.service != lone.service for a in s.anomalies)
+            ]
+            if identity and len(carriers) == 1:
+                carriers[0].alerts.append(group)
+            else:
+                kept.append(group)
+        lone.alerts = kept
 
 
 def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:
@@ -334,8 +363,9 @@ def near_change(pattern: LogPattern, onset: datetime) -> bool:
 
 
 def _near_change(pattern: LogPattern, onset: datetime) -> bool:
-    seen = _time(pattern.first_seen)
-    return seen is not None and onset - CHANGE_LEAD <= seen <= onset + timedelta(minutes=5)
+    # Its first or its latest line: a recurring change (a deploy a day) counts by its latest one.
+    seen = [t for t in (_time(pattern.first_seen), _time(pattern.last_seen)) if t is not None]
+    return any(onset - CHANGE_LEAD <= t <= onset + timedelta(minutes=5) for t in seen)
 
 
 def _troubling(anomaly: MetricAnomaly) -> bool:
