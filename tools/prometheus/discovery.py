@@ -123,6 +123,7 @@ class Candidate:
     metric: str
     reason: str
     matchers: Mapping[str, str] = field(default_factory=dict)
+    rate_s: int | None = None  # the range a firing alert's rule reads it over (`[10s]`), if any
 
 
 def question_words(question: str) -> list[str]:
@@ -176,7 +177,8 @@ def choose(
         pairs = identity_of(link.labels, identity).pairs()
         for sel in link.selectors:
             if sel.metric and (sel.metric in known or not known):
-                add(Candidate(sel.metric, f"alert {link.alertname}", {**sel.equalities(), **pairs}))
+                matchers = {**sel.equalities(), **pairs}
+                add(Candidate(sel.metric, f"alert {link.alertname}", matchers, sel.range_s))
     on_implicated = set(implicated)
     prefixes = tuple(p for word in words for p in _DOMAINS.get(word, ()))
     scores = {name: _score(name, words, prefixes) for name in names}
@@ -201,7 +203,7 @@ def narrowed(candidates: Sequence[Candidate], systems: Mapping[str, Mapping[str,
     """Each candidate without matchers, narrowed to the implicated system it is scraped from
     (`systems`: metric name -> that system's matchers), so a read never spans the fleet."""
     return [
-        Candidate(c.metric, c.reason, dict(systems[c.metric]))
+        Candidate(c.metric, c.reason, dict(systems[c.metric]), c.rate_s)
         if not c.matchers and systems.get(c.metric)
         else c
         for c in candidates

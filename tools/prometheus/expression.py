@@ -26,6 +26,10 @@ _AGGREGATORS = frozenset(
 # Words followed by a parenthesised label list, not an expression.
 _LABEL_LISTS = frozenset({"by", "without", "on", "ignoring", "group_left", "group_right"})
 MAX_SELECTORS = 16
+# A range after a selector (`[10s]`, `[1h30m]`): how far back the rule looks at that series.
+_RANGE = re.compile(r"\[\s*((?:\d+(?:ms|[smhdwy]))+)\s*(?::[^\]]*)?\]")
+_RANGE_PART = re.compile(r"(\d+)(ms|[smhdwy])")
+_UNIT_S = {"ms": 0.001, "s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800, "y": 31_536_000}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +39,9 @@ class ExprSelector:
 
     metric: str
     matchers: tuple[LabelMatcher, ...] = ()
+    # The range the expression reads the selector over (`rate(x[10s])`), in whole seconds; None for
+    # an instant selector. A read of the same series at this range sees what the rule saw.
+    range_s: int | None = None
 
     def equalities(self) -> dict[str, str]:
         """`label="value"` matchers other than the name: they narrow a read to the alert's series."""
@@ -66,7 +73,7 @@ def _scan(text: str) -> list[ExprSelector]:
         elif char == "{":
             block, pos = parse_matcher_block(text, pos)
             names = [m.value for m in block if m.name == "__name__" and m.op == "="]
-            out.append(_selector(names[0] if names else "", block))
+            out.append(_selector(names[0] if names else "", block, _range_at(text, pos)))
         elif char.isdigit() or (char == "." and text[pos + 1 : pos + 2].isdigit()):
             number = _NUMBER.match(text, pos)
             pos = number.end() if number else pos + 1
@@ -86,14 +93,23 @@ def _after_word(text: str, word: str, pos: int, out: list[ExprSelector]) -> int:
         return pos  # a function or aggregation name, or an operator keyword
     if next_char == "{":
         block, end = parse_matcher_block(text, following)
-        out.append(_selector(word, block))
+        out.append(_selector(word, block, _range_at(text, end)))
         return end
-    out.append(ExprSelector(word))
+    out.append(ExprSelector(word, range_s=_range_at(text, pos)))
     return pos
 
 
-def _selector(metric: str, block: list[LabelMatcher]) -> ExprSelector:
-    return ExprSelector(metric, tuple(m for m in block if m.name != "__name__"))
+def _selector(metric: str, block: list[LabelMatcher], range_s: int | None = None) -> ExprSelector:
+    return ExprSelector(metric, tuple(m for m in block if m.name != "__name__"), range_s)
+
+
+def _range_at(text: str, pos: int) -> int | None:
+    """The range literal right after a selector (`[5m]`, a subquery's `[5m:30s]`), in seconds."""
+    found = _RANGE.match(text, _skip_space(text, pos))
+    if found is None:
+        return None
+    seconds = sum(int(n) * _UNIT_S[unit] for n, unit in _RANGE_PART.findall(found.group(1)))
+    return max(1, round(seconds))
 
 
 def _skip_to(text: str, pos: int, closing: str) -> int:

@@ -32,10 +32,11 @@ from tools.prometheus.discovery import (
 )
 from tools.prometheus.expression import selectors_in
 from tools.toolbox.args import Name, ToolArgs, Window, mappings, text_labels
-from tools.toolbox.spec import Answer, Found, ToolContext, rejected, require, window_query
+from tools.toolbox.spec import Answer, Found, ToolContext, duration, rejected, require, window_query
 
 # Names a discovery may hold in memory: the index of a large Prometheus has a few thousand.
 MAX_NAMES = 50_000
+_RATED = frozenset({"counter", "histogram"})  # the kinds read through rate() over a range
 MAX_LINKS = 10
 MAX_IMPLICATED = 3
 # Identity labels (of those the TSDB has) whose values name systems cheaply (one index lookup
@@ -148,7 +149,7 @@ def found_reads(data: Any) -> Found:
     metrics += [(str(name), {}) for name in data.get("names") or [] if isinstance(name, str)]
     identities = data.get("identities") or {}
     services = [str(v) for values in identities.values() if isinstance(values, list) for v in values]
-    keys = ("metric", "kind", "matchers", "reason", "promql")
+    keys = ("metric", "kind", "matchers", "rate_seconds", "reason", "promql")
     read_args = tuple({k: r[k] for k in keys if k in r} for r in reads if r.get("metric"))
     return Found(metrics=tuple(metrics), services=tuple(services), reads=read_args)
 
@@ -220,13 +221,17 @@ async def _reads(
     reads = []
     for candidate, meta in zip(candidates, metas, strict=True):
         kind = kind_of(candidate.metric, meta)
-        promql = read_promql(candidate, kind, rate_window="5m", stack=stack, identity=identity)
+        # An alert's metric is read over its rule's own range: the move the rule fired on.
+        rate_window = duration(candidate.rate_s) if candidate.rate_s else "5m"
+        promql = read_promql(candidate, kind, rate_window=rate_window, stack=stack, identity=identity)
+        rate = {"rate_seconds": candidate.rate_s} if candidate.rate_s and kind in _RATED else {}
         reads.append(
             {
                 "metric": candidate.metric,
                 "kind": kind,
                 "reason": candidate.reason,
                 "matchers": dict(candidate.matchers),
+                **rate,
                 "promql": promql,
                 **_meta_fields(candidate.metric, meta),
             }

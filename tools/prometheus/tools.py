@@ -146,6 +146,9 @@ class ReadMetricArgs(ToolArgs):
         default_factory=dict, description="label=value matchers, e.g. the alert's instance"
     )
     window_minutes: Window | None = None
+    rate_seconds: Annotated[int, Field(ge=1, le=86_400)] | None = Field(
+        default=None, description="rate() range in seconds for counters and histograms (an alert rule's)"
+    )
 
 
 async def read_metric(ctx: ToolContext, args: ReadMetricArgs) -> Answer:
@@ -155,7 +158,9 @@ async def read_metric(ctx: ToolContext, args: ReadMetricArgs) -> Answer:
     kind = args.kind or kind_of(args.metric, await _metadata_of(ctx, args.metric))
     window = ctx.window(args.window_minutes)
     step_s = ctx.step_for(window, None)
-    rate_window = duration(max(4 * step_s, _MIN_RATE_WINDOW_S))
+    # The rate range of an alert's rule when given: a five-minute rate hides a move seconds old
+    # that the rule's own `[10s]` already fires on.
+    rate_window = duration(args.rate_seconds or max(4 * step_s, _MIN_RATE_WINDOW_S))
     candidate = Candidate(args.metric, "asked", dict(args.matchers))
     keep = stack.owns(args.metric)
     promql = read_promql(

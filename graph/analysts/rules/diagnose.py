@@ -14,7 +14,7 @@ from graph.analysts.rules import findings as say
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service
 from graph.analysts.rules.statement import signal_phrases
-from graph.analysts.rules.suspects import Ranking, Suspect, near_change, rank_suspects
+from graph.analysts.rules.suspects import Ranking, Suspect, carries, near_change, rank_suspects
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered
 from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ROLLOUT, categorize
 from tools.digest.labels import parse_instant
@@ -92,7 +92,12 @@ def _ranked_in_scope(request: DiagnoseRequest, stack: MonitoringStack) -> tuple[
 def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Finding]:
     found: list[Finding] = []
     if root.alerts:
-        found.append(say.alert_finding(root.service, root.alerts))
+        alerts = say.alert_finding(root.service, root.alerts)
+        # An alert that joined the root by the labels its series carry: those series are what say
+        # the alert is the root's, so the finding cites them too.
+        joined = [g for g in root.alerts if g.service != root.service]
+        carried = {a.evidence_id for g in joined for a in root.anomalies if carries(a, g)}
+        found.append(alerts.model_copy(update={"evidence_ids": sorted({*alerts.evidence_ids, *carried})}))
     anomalies = sorted(root.anomalies, key=lambda a: -a.score)
     # One finding per series kind: the same metric under different labels (code=500 rising,
     # code=200 falling) is a different fact, and each is stated.

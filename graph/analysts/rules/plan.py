@@ -184,6 +184,8 @@ def _read_args(read: Mapping[str, Any]) -> dict[str, Any]:
         args["kind"] = read["kind"]
     if read.get("matchers"):
         args["matchers"] = dict(read["matchers"])
+    if read.get("rate_seconds"):
+        args["rate_seconds"] = read["rate_seconds"]
     return args
 
 

@@ -181,14 +181,12 @@ def _join_carriers(suspects: dict[str, Suspect]) -> None:
             continue
         kept: list[AlertGroup] = []
         for group in lone.alerts:
-            identity = {(k, v) for k, v in group.labels.items() if k not in _NOT_IDENTITY}
             carriers = [
                 s
                 for s in suspects.values()
-                if s is not lone
-                and any(identity <= a.labels.items() and a.service != lone.service for a in s.anomalies)
+                if s is not lone and any(carries(a, group) and a.service != lone.service for a in s.anomalies)
             ]
-            if identity and len(carriers) == 1:
+            if len(carriers) == 1:
                 carriers[0].alerts.append(group)
             else:
                 kept.append(group)
@@ -218,6 +216,13 @@ def _background(pattern: LogPattern) -> bool:
     if first is None or last is None or last - first < BACKGROUND_SPAN:
         return False
     return (last - first) / max(pattern.count, 1) > BACKGROUND_GAP
+
+
+def carries(anomaly: MetricAnomaly, group: AlertGroup) -> bool:
+    """Whether a moving series carries every identity label of an alert group (not its name or
+    severity): the series is about what the alert is about."""
+    identity = {(k, v) for k, v in group.labels.items() if k not in _NOT_IDENTITY}
+    return bool(identity) and identity <= anomaly.labels.items()
 
 
 def _link_sql_holders(suspects: dict[str, Suspect], results: Sequence[SqlSummary]) -> None:
@@ -363,9 +368,12 @@ def near_change(pattern: LogPattern, onset: datetime) -> bool:
 
 
 def _near_change(pattern: LogPattern, onset: datetime) -> bool:
-    # Its first or its latest line: a recurring change (a deploy a day) counts by its latest one.
-    seen = [t for t in (_time(pattern.first_seen), _time(pattern.last_seen)) if t is not None]
-    return any(onset - CHANGE_LEAD <= t <= onset + timedelta(minutes=5) for t in seen)
+    first, last = _time(pattern.first_seen), _time(pattern.last_seen)
+    if first is not None and onset - CHANGE_LEAD <= first <= onset + timedelta(minutes=5):
+        return True
+    # A recurring change (a deploy a day) counts by its latest line too, when that line came before
+    # the trouble: a later one (a rollback) is a response to it, never its cause.
+    return last is not None and onset - CHANGE_LEAD <= last <= onset
 
 
 def _troubling(anomaly: MetricAnomaly) -> bool:

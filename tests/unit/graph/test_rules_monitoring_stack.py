@@ -53,3 +53,21 @@ def test_without_a_stack_filter_the_stack_can_be_named() -> None:
 
     named = {s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
     assert "alertmanager" in named
+
+
+def test_an_exporters_telemetry_about_itself_is_the_stacks_whatever_its_namespace() -> None:
+    from tools.prometheus.discovery import DEFAULT_STACK
+
+    for name in (
+        "mysql_exporter_collector_duration_seconds",
+        "pg_exporter_last_scrape_duration_seconds",
+        "node_scrape_collector_duration_seconds",
+        "redis_exporter_scrapes_total",
+    ):
+        assert DEFAULT_STACK.owns(name), name
+    for name in (
+        "mysql_global_status_slow_queries",
+        "node_disk_io_time_seconds_total",
+        "http_requests_total",
+    ):
+        assert not DEFAULT_STACK.owns(name), name

@@ -100,3 +100,25 @@ def test_a_question_naming_an_alert_is_scoped_to_that_alerts_owner() -> None:
     )
     draft = _draft(digest, "why is CacheMemoryHigh firing?")
     assert draft.root_cause is not None and draft.root_cause.service == "cache"
+
+
+def test_a_question_word_that_is_a_firing_alerts_label_value_scopes_to_that_alert() -> None:
+    """'why are exports failing?' with an alert on handler=/export: the export handler's alert is what
+    is asked about, not the critical PostgreSQL alert that outranks it (plural and slash as words)."""
+    export_alert = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="HighErrorRate",
+        service="/export",
+        severity="warning",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T10:46:00Z",
+        summary="5xx above 5%",
+        labels={"alertname": "HighErrorRate", "handler": "/export", "severity": "warning"},
+    )
+    digest = Digest(alert_groups=[PG_ALERT, export_alert], log_patterns=[PG_ERRORS])
+    draft = _draft(digest, "why are exports failing?")
+    assert draft.root_cause is None  # nothing explains the export alert: not established, not pg-main
+    assert "HighErrorRate" in draft.summary and "/export" in draft.summary
+    assert "not established" in draft.summary

@@ -72,3 +72,40 @@ def test_a_crash_loop_right_after_a_rollout_is_the_deploy() -> None:
         categorize(crashing, changed=True, change_text='Successfully pulled image "web:4.12.0"')
         == "bad_deploy"
     )
+
+
+def test_error_lines_keep_their_place_beside_a_change_an_alert_and_two_metrics() -> None:
+    """Four signals at most, and the error lines (the words that say what broke) are never the one
+    cut: a second metric goes first. The change is quoted at the time of its quoted (latest) line."""
+    from graph.analysts.rules.statement import signal_phrases
+    from graph.analysts.rules.suspects import Suspect
+    from tools.facts import AlertGroup, LogPattern
+
+    def line(template: str, level: str, first: str, last: str, example: str) -> LogPattern:
+        return LogPattern("logs-1", "shop", level, template, 9, first, last, example)
+
+    change = line(
+        "deployed version <*>", "INFO", "2026-01-01T09:00:00Z", "2026-01-01T11:40:00Z", "deployed version v7"
+    )
+    errors = line(
+        "handshake failed: <*>",
+        "ERROR",
+        "2026-01-01T11:45:00Z",
+        "2026-01-01T11:59:00Z",
+        "handshake failed: certificate expired",
+    )
+    alert = AlertGroup(
+        "alerts-1", "HighErrorRate", "shop", "critical", "firing", 1, [], "2026-01-01T11:46:00Z", "5xx"
+    )
+    root = Suspect(
+        "shop",
+        anomalies=[_anomaly("rate(requests_total)", 1, 9), _anomaly("rate(latency_sum)", 1, 5)],
+        errors=[errors],
+        changes=[change],
+        alerts=[alert],
+    )
+    phrases = signal_phrases(root, [change])
+    assert len(phrases) == 4
+    assert any("certificate expired" in phrase for phrase in phrases)
+    assert not any("latency_sum" in phrase for phrase in phrases)
+    assert phrases[0] == 'change "deployed version v7" at 2026-01-01T11:40:00Z'

@@ -197,3 +197,14 @@ def test_remit_finds_the_filling_journal_volume_and_the_failing_transfers() -> N
 @pytest.mark.parametrize("world", ["analytics", "broadcast"])
 def test_healthy_held_out_worlds_stay_quiet(world: str) -> None:
     assert _held_out(world).anomalies == []
+
+
+def test_a_series_a_function_computed_is_never_read_as_a_counter_again() -> None:
+    """A rate that rises on most steps is still a rate: rating it again stated rate(rate(x))."""
+    from tools.digest.counters import is_counter
+
+    rising = np.array([float(step) for step in range(20)])
+    assert is_counter("latency_seconds_sum", rising)
+    assert is_counter("unnamed_series", rising)
+    for computed in ("rate(latency_seconds_sum)", "p99(latency_seconds)", "increase(errors_total)"):
+        assert not is_counter(computed, rising), computed

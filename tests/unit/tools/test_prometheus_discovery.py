@@ -213,3 +213,24 @@ def test_a_read_narrowed_by_nothing_is_bounded_server_side_and_implicated_names_
     assert read_promql(locks, "gauge", rate_window="5m").startswith("topk(10, pg_locks_count{job!~")
     rate = read_promql(Candidate("node_cpu_seconds_total", "asked"), "counter", rate_window="5m")
     assert rate.startswith("topk(10, sum by (") and rate.endswith("[5m])))")
+
+
+def test_an_alerts_metric_is_read_over_its_rules_own_range() -> None:
+    """A rule that fires on `rate(x[10s])` sees a move seconds old that a five-minute rate hides:
+    the range is kept from the expression to the read (a subquery's range too; none for an instant
+    selector)."""
+    expr = (
+        'histogram_quantile(0.95, sum by (le, handler) (rate(http_request_duration_seconds_bucket{job="shop"}'
+        "[10s]))) > 0.3 and on() max_over_time(up[1h30m:1m]) > 0 and queue_depth > 3"
+    )
+    assert [(s.metric, s.range_s) for s in selectors_in(expr)] == [
+        ("http_request_duration_seconds_bucket", 10),
+        ("up", 5_400),
+        ("queue_depth", None),
+    ]
+    link = AlertLink("HighRequestLatency", {"handler": "/pay"}, tuple(selectors_in(expr)[:1]))
+    names = ["http_request_duration_seconds_bucket"]
+    first = choose(names, question="why is pay slow?", links=[link])[0]
+    assert first.rate_s == 10
+    promql = read_promql(first, "histogram", rate_window="10s")
+    assert "[10s]" in promql and "[5m]" not in promql
