@@ -19,6 +19,9 @@ from tests.lab.stack import LabStack
 FIRE_BOUND_S = 90.0  # the slowest rule (CPU: a 10 s rate, then 5 s pending) fires well within this
 CLEAR_BOUND_S = 90.0
 INVESTIGATIONS_BOUND_S = 120.0  # the webhook's last runs finish (each is one AIOps scan)
+# A fault holds until Alertmanager's notification of it has started an investigation (group_wait 1 s;
+# the questions take a second, so a fault undone right after them could resolve first).
+STARTED_BOUND_S = 20.0
 QUIET_BOUND_S = 60.0
 FOREIGN_QUIET_BOUND_S = 15.0  # per fault: on a machine busy for longer, waiting does not help
 
@@ -99,6 +102,7 @@ async def _fault_scenario(
         await _wait(lambda: not alert_active(am, fault.alert), QUIET_BOUND_S, f"{fault.alert} clear before")
     except LabTimeout:
         report.notes.append(f"{scenario.name}: {fault.alert} was already firing before the fault")
+    started_before = await _started(client, fault.alert)
     try:
         fault.induce(stack)
         record.fired_s = await _wait(
@@ -116,6 +120,7 @@ async def _fault_scenario(
             overrides=overrides,
             induced=fault.alert,
         )
+        await _investigation_started(client, fault.alert, started_before, report, scenario.name)
     except LabTimeout as timeout:
         record.problem = str(timeout)
     finally:
@@ -171,6 +176,27 @@ async def _ask_all(
 async def _wait(condition: Callable[[], bool], bound_s: float, what: str) -> float:
     # The polls block on urllib: run them off the event loop the in-process service shares.
     return await asyncio.to_thread(wait_until, condition, bound_s=bound_s, what=what)
+
+
+async def _started(client: httpx.AsyncClient, alert: str) -> int:
+    """How many investigations Alertmanager's webhook has started for `alert` so far."""
+    runs = (await client.get("/api/investigations", params={"limit": 100})).json()["data"]
+    return sum(
+        1 for run in runs if run["agentFlow"] == "AI_OPS" and f"Alertmanager: {alert} firing" in run["query"]
+    )
+
+
+async def _investigation_started(
+    client: httpx.AsyncClient, alert: str, before: int, report: LabReport, scenario: str
+) -> None:
+    deadline = time.monotonic() + STARTED_BOUND_S
+    while await _started(client, alert) <= before:
+        if time.monotonic() > deadline:
+            report.notes.append(
+                f"{scenario}: no investigation of {alert} started within {STARTED_BOUND_S:.0f} s"
+            )
+            return
+        await asyncio.sleep(0.5)
 
 
 async def _investigations(client: httpx.AsyncClient, report: LabReport) -> list[Investigation]:

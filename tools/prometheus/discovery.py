@@ -124,6 +124,7 @@ class Candidate:
     reason: str
     matchers: Mapping[str, str] = field(default_factory=dict)
     rate_s: int | None = None  # the range a firing alert's rule reads it over (`[10s]`), if any
+    filters: tuple[str, ...] = ()  # the rule's other matchers (`status=~"5.."`), PromQL text
 
 
 def question_words(question: str) -> list[str]:
@@ -178,7 +179,7 @@ def choose(
         for sel in link.selectors:
             if sel.metric and (sel.metric in known or not known):
                 matchers = {**sel.equalities(), **pairs}
-                add(Candidate(sel.metric, f"alert {link.alertname}", matchers, sel.range_s))
+                add(Candidate(sel.metric, f"alert {link.alertname}", matchers, sel.range_s, sel.filters()))
     on_implicated = set(implicated)
     prefixes = tuple(p for word in words for p in _DOMAINS.get(word, ()))
     scores = {name: _score(name, words, prefixes) for name in names}
@@ -203,7 +204,7 @@ def narrowed(candidates: Sequence[Candidate], systems: Mapping[str, Mapping[str,
     """Each candidate without matchers, narrowed to the implicated system it is scraped from
     (`systems`: metric name -> that system's matchers), so a read never spans the fleet."""
     return [
-        Candidate(c.metric, c.reason, dict(systems[c.metric]), c.rate_s)
+        Candidate(c.metric, c.reason, dict(systems[c.metric]), c.rate_s, c.filters)
         if not c.matchers and systems.get(c.metric)
         else c
         for c in candidates
@@ -233,11 +234,11 @@ def read_promql(
     by = ", ".join(dict.fromkeys((*identity.labels, *identity.resources)))
     metric = candidate.metric
     if kind == "histogram":
-        selector = _selector(f"{family_of(metric)}_bucket", candidate.matchers, stack)
+        selector = _selector(f"{family_of(metric)}_bucket", candidate, stack)
         rates = f"sum by (le, {by}) (rate({selector}[{rate_window}]))"
         expr = f"histogram_quantile({HISTOGRAM_QUANTILE}, {rates})"
     else:
-        selector = _selector(metric, candidate.matchers, stack)
+        selector = _selector(metric, candidate, stack)
         # A gauge (or a summary's quantiles) is read as its level, every matching series kept.
         expr = f"sum by ({by}) (rate({selector}[{rate_window}]))" if kind == "counter" else selector
     return expr if candidate.matchers else f"topk({FLEET_TOPK}, {expr})"
@@ -252,8 +253,10 @@ def read_name(metric: str, kind: Kind) -> str:
     return metric
 
 
-def _selector(metric: str, matchers: Mapping[str, str], stack: MonitoringStack | None) -> str:
+def _selector(metric: str, candidate: Candidate, stack: MonitoringStack | None) -> str:
+    matchers = candidate.matchers
     parts = [f'{key}="{_escape(value)}"' for key, value in sorted(matchers.items())]
+    parts += candidate.filters
     if stack is not None and "job" not in matchers:
         parts.append(stack.job_matcher())
     return f"{metric}{{{','.join(parts)}}}" if parts else metric

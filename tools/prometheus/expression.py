@@ -10,7 +10,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from tools.prometheus.selector import LabelMatcher, SelectorError, parse_matcher_block, read_string
+from tools.prometheus.selector import (
+    LabelMatcher,
+    SelectorError,
+    parse_matcher_block,
+    read_string,
+    render_matcher,
+)
 
 _IDENT = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 _NUMBER = re.compile(r"(?:0x[0-9a-fA-F]+|[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)[a-zA-Z]*")
@@ -46,6 +52,11 @@ class ExprSelector:
     def equalities(self) -> dict[str, str]:
         """`label="value"` matchers other than the name: they narrow a read to the alert's series."""
         return {m.name: m.value for m in self.matchers if m.op == "=" and m.name != "__name__"}
+
+    def filters(self) -> tuple[str, ...]:
+        """The other matchers (`status=~"5.."`, `mode!="idle"`) as PromQL text: the rule counts only
+        those series, so a read of all of them (every status) would dilute what moved."""
+        return tuple(render_matcher(m) for m in self.matchers if m.op != "=" and m.name != "__name__")
 
 
 def selectors_in(expr: str) -> list[ExprSelector]:

@@ -149,7 +149,7 @@ def found_reads(data: Any) -> Found:
     metrics += [(str(name), {}) for name in data.get("names") or [] if isinstance(name, str)]
     identities = data.get("identities") or {}
     services = [str(v) for values in identities.values() if isinstance(values, list) for v in values]
-    keys = ("metric", "kind", "matchers", "rate_seconds", "reason", "promql")
+    keys = ("metric", "kind", "matchers", "rate_seconds", "filters", "reason", "promql")
     read_args = tuple({k: r[k] for k in keys if k in r} for r in reads if r.get("metric"))
     return Found(metrics=tuple(metrics), services=tuple(services), reads=read_args)
 
@@ -224,14 +224,17 @@ async def _reads(
         # An alert's metric is read over its rule's own range: the move the rule fired on.
         rate_window = duration(candidate.rate_s) if candidate.rate_s else "5m"
         promql = read_promql(candidate, kind, rate_window=rate_window, stack=stack, identity=identity)
-        rate = {"rate_seconds": candidate.rate_s} if candidate.rate_s and kind in _RATED else {}
+        # The rule's range and its other matchers, when it has them: what the rule itself evaluated.
+        rule: dict[str, Any] = {"filters": list(candidate.filters)} if candidate.filters else {}
+        if candidate.rate_s and kind in _RATED:
+            rule["rate_seconds"] = candidate.rate_s
         reads.append(
             {
                 "metric": candidate.metric,
                 "kind": kind,
                 "reason": candidate.reason,
                 "matchers": dict(candidate.matchers),
-                **rate,
+                **rule,
                 "promql": promql,
                 **_meta_fields(candidate.metric, meta),
             }

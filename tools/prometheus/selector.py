@@ -121,6 +121,20 @@ def read_string(text: str, pos: int) -> tuple[str, int]:
     raise SelectorError("unterminated string literal")
 
 
+def render_matcher(matcher: LabelMatcher) -> str:
+    """A matcher as PromQL text, its value quoted and escaped."""
+    value = matcher.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'{matcher.name}{matcher.op}"{value}"'
+
+
+def parse_filter(text: str) -> str:
+    """One non-equality matcher (`status=~"5.."`) checked and rendered anew; SelectorError otherwise."""
+    block, end = parse_matcher_block("{" + text + "}", 0)
+    if end != len(text) + 2 or len(block) != 1 or block[0].op == "=" or block[0].name == "__name__":
+        raise SelectorError("a filter is one !=, =~ or !~ matcher on a label")
+    return render_matcher(block[0])
+
+
 def make_matcher(name: str, op: str, value: str) -> LabelMatcher:
     """Build a matcher, compiling the pattern of a regex operator."""
     if op not in _OPERATORS:

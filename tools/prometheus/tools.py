@@ -30,6 +30,7 @@ from tools.prometheus.metric_discovery import (
     search_metrics,
     stack_of,
 )
+from tools.prometheus.selector import SelectorError, parse_filter
 from tools.toolbox.args import LabelName, Name, ToolArgs, Window
 from tools.toolbox.spec import Answer, ToolContext, ToolSpec, duration, rejected, require, window_query
 from tools.toolbox.thinning import thin_to_fit
@@ -146,6 +147,9 @@ class ReadMetricArgs(ToolArgs):
         default_factory=dict, description="label=value matchers, e.g. the alert's instance"
     )
     window_minutes: Window | None = None
+    filters: Annotated[list[Annotated[str, Field(max_length=256)]], Field(max_length=4)] = Field(
+        default_factory=list, description='other matchers of an alert rule, e.g. status=~"5.."'
+    )
     rate_seconds: Annotated[int, Field(ge=1, le=86_400)] | None = Field(
         default=None, description="rate() range in seconds for counters and histograms (an alert rule's)"
     )
@@ -161,7 +165,11 @@ async def read_metric(ctx: ToolContext, args: ReadMetricArgs) -> Answer:
     # The rate range of an alert's rule when given: a five-minute rate hides a move seconds old
     # that the rule's own `[10s]` already fires on.
     rate_window = duration(args.rate_seconds or max(4 * step_s, _MIN_RATE_WINDOW_S))
-    candidate = Candidate(args.metric, "asked", dict(args.matchers))
+    try:
+        filters = tuple(parse_filter(text) for text in args.filters)
+    except SelectorError as error:
+        raise rejected(f"filters: {error}") from None
+    candidate = Candidate(args.metric, "asked", dict(args.matchers), filters=filters)
     keep = stack.owns(args.metric)
     promql = read_promql(
         candidate, kind, rate_window=rate_window, stack=None if keep else stack, identity=ctx.limits.identity

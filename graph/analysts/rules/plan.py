@@ -186,6 +186,8 @@ def _read_args(read: Mapping[str, Any]) -> dict[str, Any]:
         args["matchers"] = dict(read["matchers"])
     if read.get("rate_seconds"):
         args["rate_seconds"] = read["rate_seconds"]
+    if read.get("filters"):
+        args["filters"] = list(read["filters"])
     return args
 
 

@@ -234,3 +234,24 @@ def test_an_alerts_metric_is_read_over_its_rules_own_range() -> None:
     assert first.rate_s == 10
     promql = read_promql(first, "histogram", rate_window="10s")
     assert "[10s]" in promql and "[5m]" not in promql
+
+
+def test_an_alerts_read_keeps_its_rules_other_matchers_and_filters_are_checked() -> None:
+    """`rate(requests_total{status=~"5.."}[10s])`: the read counts the failing requests the rule
+    counts, not every status (their total barely moves when half of them fail). A filter given to
+    read_metric is parsed and rendered anew: one !=, =~ or !~ matcher, nothing else."""
+    from tools.prometheus.selector import SelectorError, parse_filter
+
+    expr = 'sum by (handler) (rate(requests_total{job="shop",status=~"5.."}[10s])) > 0.05'
+    selector = selectors_in(expr)[0]
+    assert selector.equalities() == {"job": "shop"} and selector.filters() == ('status=~"5.."',)
+    link = AlertLink("HighErrorRate", {"handler": "/pay"}, (selector,))
+    first = choose(["requests_total"], question="why is pay failing?", links=[link])[0]
+    assert first.filters == ('status=~"5.."',)
+    promql = read_promql(first, "counter", rate_window="10s")
+    assert 'status=~"5.."' in promql and 'handler="/pay"' in promql
+
+    assert parse_filter('code !~ "2.."') == 'code!~"2.."'
+    for hostile in ('status="500"', 'a=~"x"} or vector(1', 'a=~"x", b!="y"', '__name__=~".+"', 'a=~"("'):
+        with pytest.raises(SelectorError):
+            parse_filter(hostile)
