@@ -305,22 +305,27 @@ async def test_sqlite_world_datasource_answers_empty() -> None:
     assert "PostgreSQL and MariaDB/MySQL" in evidence.summary
 
 
-async def test_mariadb_reads_leave_no_aborted_clients(mariadb: tuple[dict[str, Any], str]) -> None:
+async def test_mariadb_reads_leave_no_aborted_clients_and_no_access_denied(
+    mariadb: tuple[dict[str, Any], str],
+) -> None:
     """Every statement read to its end says goodbye (COM_QUIT): the service's own reads are never logged
-    by MariaDB as aborted connections, which a log source would then read as trouble."""
+    by MariaDB as aborted connections, which a log source would then read as trouble. Nor does a role
+    without the replica grant ask for replica status (a refusal counts in Access_denied_errors, which
+    the mysqld exporter then shows rising with every diagnosis)."""
     root, reader = mariadb
 
-    def aborted_clients() -> int:
+    def status(name: str) -> int:
         conn = pymysql.connect(**root)
         try:
             with conn.cursor() as cursor:
-                cursor.execute("SHOW GLOBAL STATUS LIKE 'Aborted_clients'")
+                cursor.execute(f"SHOW GLOBAL STATUS LIKE '{name}'")
                 row = cursor.fetchone()
                 return int(row[1]) if row else -1
         finally:
             conn.close()
 
-    before = aborted_clients()
+    before = status("Aborted_clients"), status("Access_denied_errors")
     evidence = await _inspect(reader)
     assert evidence.status is EvidenceStatus.OK, evidence.summary
-    assert aborted_clients() == before
+    assert "SLAVE MONITOR" in evidence.data["introspection"]["replication"]["replica_status"]
+    assert (status("Aborted_clients"), status("Access_denied_errors")) == before

@@ -14,6 +14,7 @@ history decides whether a level is normal, and a rule that fires on a normal swi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from statistics import median
 from typing import Any
 
@@ -26,6 +27,7 @@ _DISCOVERY_TOOL = "list_metrics"
 _READ_TOOL = "read_metric"
 _ALERT_REASON = "alert"
 _RATIO_WHEN_BASELINE_ZERO = 1e6
+_RATE_PREFIX = "rate("  # how a counter's read names its series (discovery.read_name)
 # The baseline scan needs three recent points; a move in fewer than that is seen here.
 _UNSEEN_TAIL = 2
 
@@ -51,7 +53,10 @@ def alert_read_moves(
             metric = str(raw.get("metric") or item.query.get("metric") or "")
             if (metric, tuple(sorted(labels.items()))) in seen:
                 continue
-            move = _short_move(raw.get("samples") or [], limits)
+            samples = raw.get("samples") or []
+            move = _short_move(samples, limits)
+            if move is None and metric.startswith(_RATE_PREFIX):
+                move = _born_move(samples, item.query, limits)
             if move is not None:
                 service = service_of(labels, limits.identity)
                 found.append(MetricAnomaly(item.id, metric, labels, service, **move))
@@ -97,6 +102,33 @@ def _short_move(raw: Sequence[Any], limits: DigestLimits) -> dict[str, Any] | No
             "score": limits.min_score,
         }
     return None
+
+
+def _born_move(raw: Sequence[Any], query: Mapping[str, Any], limits: DigestLimits) -> dict[str, Any] | None:
+    """A counter's rate series born inside the window rose from nothing at its first point: a
+    counter's labelled series appears with its first event (a handler's 5xx series with its first
+    failure), so before it there were none. Born means later than a couple of steps after the
+    window's start; a series there from the start is the other reads' to judge."""
+    points = sorted(_points(raw))
+    step_s = float(query.get("step_seconds") or 0)
+    try:
+        start_s = datetime.fromisoformat(str(query.get("start", "")).replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+    if not points or step_s <= 0 or points[0][0] - start_s < 2 * step_s:
+        return None
+    recent, peak = points[-1][1], max(v for _, v in points)
+    if recent <= 0:
+        return None
+    return {
+        "baseline": 0.0,
+        "recent": _round(recent),
+        "peak": _round(peak),
+        "change_at": iso_from_unix(points[0][0]),
+        "direction": "up",
+        "ratio": _RATIO_WHEN_BASELINE_ZERO,
+        "score": limits.min_score,
+    }
 
 
 def _round(value: float) -> float:

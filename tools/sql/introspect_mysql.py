@@ -77,6 +77,15 @@ SELECT LEFT(DIGEST_TEXT, 600) AS query, COUNT_STAR AS calls,
 FROM performance_schema.events_statements_summary_by_digest WHERE DIGEST_TEXT IS NOT NULL
 ORDER BY SUM_TIMER_WAIT DESC LIMIT 5"""
 _REPLICA_STATUS = ("SHOW REPLICA STATUS", "SHOW SLAVE STATUS")
+# Whether the role may read replica status at all, asked of the server's own account of its grants:
+# a refused SHOW counts in the server's Access_denied_errors, so every diagnosis by a role without
+# the grant moved that counter (and the counter then looked like trouble on the database).
+# USER_PRIVILEGES lists every account to a role with global SELECT: only the role's own rows count
+# (GRANTEE is 'user'@'host'; CURRENT_USER() is user@host).
+_REPLICA_GRANT = """
+SELECT COUNT(*) AS granted FROM information_schema.USER_PRIVILEGES
+WHERE GRANTEE = CONCAT(CHAR(39), REPLACE(CURRENT_USER(), '@', CONCAT(CHAR(39), '@', CHAR(39))), CHAR(39))
+  AND PRIVILEGE_TYPE IN ('SUPER', 'REPLICATION CLIENT', 'SLAVE MONITOR', 'REPLICA MONITOR')"""
 _REPLICA_COLUMNS = {
     "master_host": "source_host", "source_host": "source_host", "slave_io_running": "io_running",
     "replica_io_running": "io_running", "slave_sql_running": "sql_running",
@@ -137,7 +146,9 @@ async def replication(read: Reader) -> Section:
     connected = records(await read(_REPLICAS_CONNECTED))[0]["replicas"]
     status: list[dict[str, object]] = []
     reason = ""
-    for statement in _REPLICA_STATUS:
+    if not records(await read(_REPLICA_GRANT))[0]["granted"]:
+        reason = "the role holds none of SLAVE MONITOR, REPLICA MONITOR, REPLICATION CLIENT, SUPER"
+    for statement in _REPLICA_STATUS if not reason else ():
         try:
             status = records(await read(statement))
             break
