@@ -48,7 +48,7 @@ async def check_report_charts(answer: Locator, payload: dict[str, Any]) -> None:
     assert charts, "the demo diagnosis cites metric evidence"
     findings = answer.locator("ol.findings > li")
     assert await findings.count() == len(payload["findings"])
-    without = 0
+    without = marked = 0
     for index, finding in enumerate(payload["findings"]):
         item = findings.nth(index)
         cited = [i for i in dict.fromkeys(finding["evidence_ids"]) if i in charts]
@@ -69,11 +69,14 @@ async def check_report_charts(answer: Locator, payload: dict[str, Any]) -> None:
             await expect(svg.locator("circle.peak")).to_have_count(len(chart["series"]))
             if chart["alert_window"]:
                 await expect(svg.locator("rect.alert-window")).to_have_count(1)
+            marked += main["baseline"] is not None and bool(chart["alert_window"])
             desc = await svg.locator("desc").text_content() or ""
             assert main["name"] in desc and "peak" in desc and "UTC" in desc
             await expect(item.locator("figcaption")).to_have_text(desc)
             await expect(item.locator(".chart-legend")).to_contain_text(main["name"])
     assert without, "some finding cites no metric evidence and draws no chart"
+    # The demo diagnosis has charts with every mark: the checks above are not all skipped.
+    assert marked, "some chart marks its baseline, change point and alert window"
 
 
 async def test_metric_findings_draw_their_evidence_in_chat_and_trace(page: Page, real_url: str) -> None:
