@@ -22,12 +22,12 @@ def number(value: float) -> str:
     return f"{value:.4g}"
 
 
-def quote(text: str) -> str:
+def quote(text: str, most: int = MAX_QUOTE) -> str:
     """A verbatim slice of a log line, cut at a word boundary so it stays a substring of the evidence."""
     text = " ".join(text.split())
-    if len(text) <= MAX_QUOTE:
+    if len(text) <= most:
         return text
-    return text[:MAX_QUOTE].rsplit(" ", 1)[0]
+    return text[:most].rsplit(" ", 1)[0]
 
 
 def alert_finding(service: str, groups: list[AlertGroup]) -> Finding:
@@ -136,14 +136,11 @@ def change_finding(service: str, pattern: LogPattern) -> Finding:
     )
 
 
-def change_phrase(pattern: LogPattern, *, most: int = MAX_QUOTE) -> str:
+def change_phrase(pattern: LogPattern, most: int = MAX_QUOTE) -> str:
     """The change line and when it was written: the pattern's example is its latest line, so its time
     is the pattern's last sighting (a template's first sighting may be an older change of the same
     shape, such as the previous deploy)."""
-    text = quote(pattern.example)
-    if len(text) > most:
-        text = text[:most].rsplit(" ", 1)[0]
-    return f'"{text}" at {pattern.last_seen}'
+    return f'"{quote(pattern.example, most)}" at {pattern.last_seen}'
 
 
 def sql_finding(summary: SqlSummary) -> Finding:

@@ -13,12 +13,9 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.suspects import Ranking, Suspect, mentions
+from graph.analysts.rules.suspects import NOT_IDENTITY, Ranking, Suspect, mentions
 from graph.analysts.rules.vocabulary import ALERT_FOCUS
 from tools.facts import AlertGroup, Digest
-
-# Alert labels that say how bad, not what about.
-_NOT_SUBJECT = frozenset({"alertname", "severity"})
 
 
 def scoped_service(
@@ -58,7 +55,7 @@ def _alert_groups_about(words: set[str], digest: Digest) -> list[AlertGroup]:
         and any(
             _as_word(value) in words
             for key, value in g.labels.items()
-            if key not in _NOT_SUBJECT and len(_as_word(value)) >= 3
+            if key not in NOT_IDENTITY and len(_as_word(value)) >= 3
         )
     ]
 

@@ -21,7 +21,7 @@ def signal_phrases(root: Suspect, changes: Sequence[LogPattern]) -> list[str]:
     trouble, then alerts, metric changes, the top error template and the SQL finding. Each kind keeps
     its place within MAX_SIGNALS: a second metric is the first to go, so the error lines (often the
     only words that say what broke) are never crowded out by another series."""
-    phrases = [f"change {say.change_phrase(p, most=MAX_QUOTED)}" for p in changes[:1]]
+    phrases = [f"change {say.change_phrase(p, MAX_QUOTED)}" for p in changes[:1]]
     phrases += [_alert(group) for group in root.alerts[:1]]
     anomalies = sorted(root.anomalies, key=lambda a: -a.score)
     metrics: list[str] = []
@@ -55,7 +55,4 @@ def _metric(anomaly: MetricAnomaly) -> str:
 
 
 def _short(text: str) -> str:
-    quoted = say.quote(text)
-    if len(quoted) <= MAX_QUOTED:
-        return quoted
-    return quoted[:MAX_QUOTED].rsplit(" ", 1)[0]
+    return say.quote(text, MAX_QUOTED)

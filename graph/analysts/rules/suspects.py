@@ -35,7 +35,7 @@ _HOLDER_COLUMN = re.compile(r"blocking|blocker|holder|holding|lock_owner", re.IG
 _WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
 _SQL_FACT = re.compile(r"^(\w+)=(.+?)(?: \(\d+ of \d+ rows\))?$")
 # Alert labels that say how bad, not what about.
-_NOT_IDENTITY = frozenset({"alertname", "severity"})
+NOT_IDENTITY = frozenset({"alertname", "severity"})
 
 
 @dataclass(slots=True)
@@ -221,7 +221,7 @@ def _background(pattern: LogPattern) -> bool:
 def carries(anomaly: MetricAnomaly, group: AlertGroup) -> bool:
     """Whether a moving series carries every identity label of an alert group (not its name or
     severity): the series is about what the alert is about."""
-    identity = {(k, v) for k, v in group.labels.items() if k not in _NOT_IDENTITY}
+    identity = {(k, v) for k, v in group.labels.items() if k not in NOT_IDENTITY}
     return bool(identity) and identity <= anomaly.labels.items()
 
 
