@@ -17,6 +17,7 @@ from typing import Literal
 from tools.base import MetricMetadata
 from tools.identity import DEFAULT_IDENTITY, IdentityLabels, identity_of
 from tools.prometheus.expression import ExprSelector
+from tools.prometheus.selector import escape_value
 
 Kind = Literal["counter", "gauge", "histogram", "summary"]
 DEFAULT_STACK_JOBS: tuple[str, ...] = ("prometheus", "alertmanager", "pushgateway", "grafana")
@@ -255,12 +256,8 @@ def read_name(metric: str, kind: Kind) -> str:
 
 def _selector(metric: str, candidate: Candidate, stack: MonitoringStack | None) -> str:
     matchers = candidate.matchers
-    parts = [f'{key}="{_escape(value)}"' for key, value in sorted(matchers.items())]
+    parts = [f'{key}="{escape_value(value)}"' for key, value in sorted(matchers.items())]
     parts += candidate.filters
     if stack is not None and "job" not in matchers:
         parts.append(stack.job_matcher())
     return f"{metric}{{{','.join(parts)}}}" if parts else metric
-
-
-def _escape(value: str) -> str:
-    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")

@@ -123,8 +123,12 @@ def read_string(text: str, pos: int) -> tuple[str, int]:
 
 def render_matcher(matcher: LabelMatcher) -> str:
     """A matcher as PromQL text, its value quoted and escaped."""
-    value = matcher.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return f'{matcher.name}{matcher.op}"{value}"'
+    return f'{matcher.name}{matcher.op}"{escape_value(matcher.value)}"'
+
+
+def escape_value(value: str) -> str:
+    """A label value as the inside of a double-quoted PromQL string."""
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
 def parse_filter(text: str) -> str:
