@@ -14,7 +14,8 @@ from datetime import UTC, datetime
 
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspects import NOT_IDENTITY, Ranking, Suspect, mentions
-from graph.analysts.rules.vocabulary import ALERT_FOCUS
+from graph.analysts.rules.vocabulary import ALERT_FOCUS, ERROR_LEVELS
+from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest
 
 
@@ -84,8 +85,11 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     everyone = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
     scoped = everyone.get(target) or _carrier(target, everyone.values())
     if scoped is None:
-        # What the question names shows no trouble: other problems are listed, never substituted.
-        return Ranking([], [], None, unrelated=ranking.ranked[:3])
+        # What the question names shows no trouble to rank: other problems are listed, never
+        # substituted. Errors of its own too rare to rank (one failed export) are still its trouble
+        # when the question is about it.
+        own = _own_errors(target, digest)
+        return Ranking([own] if own else [], [], own.onset if own else None, unrelated=ranking.ranked[:3])
     depth = _causes(scoped, everyone, digest)
     if ranking.ranked and ranking.ranked[0].service in depth:
         return ranking
@@ -99,6 +103,17 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     # own time.
     root.onset = _began(root)
     return Ranking([root, *linked], [], root.onset, unrelated)
+
+
+def _own_errors(target: str, digest: Digest) -> Suspect | None:
+    """`target` with the error lines it logged, however few; None when it logged none."""
+    errors = [
+        p for p in digest.log_patterns if p.service == target and (p.level or "").lower() in ERROR_LEVELS
+    ]
+    if not errors:
+        return None
+    starts = sorted(t for p in errors if (t := parse_instant(p.first_seen)) is not None)
+    return Suspect(target, errors=errors, onset=starts[0] if starts else None)
 
 
 def _carrier(target: str, suspects: Iterable[Suspect]) -> Suspect | None:

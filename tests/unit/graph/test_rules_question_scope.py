@@ -122,3 +122,30 @@ def test_a_question_word_that_is_a_firing_alerts_label_value_scopes_to_that_aler
     assert draft.root_cause is None  # nothing explains the export alert: not established, not pg-main
     assert "HighErrorRate" in draft.summary and "/export" in draft.summary
     assert "not established" in draft.summary
+
+
+def test_a_named_service_with_one_error_line_gets_that_line_not_no_incident() -> None:
+    """'What is the issue with job nightly-export?': its one ERROR line is too rare to rank as an
+    incident, but for a question about it, it is the answer (never 'no error pattern' alone)."""
+    aborted = LogPattern(
+        evidence_id="logs-1",
+        service="nightly-export",
+        level="ERROR",
+        template="export aborted: PutObject AccessDenied for bucket <*> (request <*>)",
+        count=1,
+        first_seen="2026-01-01T10:55:00Z",
+        last_seen="2026-01-01T10:55:00Z",
+        example="export aborted: PutObject AccessDenied for bucket manifests (request 7F3A9C)",
+    )
+    digest = Digest(alert_groups=[PG_ALERT], log_patterns=[PG_ERRORS, aborted])
+    request = DiagnoseRequest(
+        route=Route(route="complex", resolved_query="What is the issue with job nightly-export?"),
+        evidence=EVIDENCE,
+        digest=digest,
+        now=NOW,
+        services=["pg-main", "nightly-export"],
+    )
+    draft = diagnose_digest(request)
+    said = " ".join([draft.summary, *(f.statement for f in draft.findings)])
+    assert "PutObject AccessDenied" in said and "7F3A9C" in said
+    assert draft.root_cause is None or draft.root_cause.service == "nightly-export"
