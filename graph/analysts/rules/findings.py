@@ -10,6 +10,7 @@ from tools.facts import AlertGroup, CaseClue, LogPattern, MetricAnomaly, SqlSumm
 from tools.identity import DEFAULT_IDENTITY
 
 MAX_QUOTE = 120
+_GAP = '" ... "'  # between two verbatim slices of one line
 MAX_DISTINGUISHING_LABELS = 2
 # Keys the finding already names (service, instance) or that say nothing about the series.
 _NAMED_KEYS = frozenset({*SERVICE_LABEL_KEYS, *INSTANCE_LABEL_KEYS, "__name__"})
@@ -23,10 +24,19 @@ def number(value: float) -> str:
 
 
 def quote(text: str, most: int = MAX_QUOTE) -> str:
-    """A verbatim slice of a log line, cut at a word boundary so it stays a substring of the evidence."""
+    """A verbatim slice of a log line, cut at a word boundary so it stays a substring of the evidence.
+
+    A long line whose last clause (after its last `; `) is short keeps that clause too, as a second
+    slice: `head" ... "tail`, which the caller's double quotes make two quoted substrings. The end
+    of a long error line is often what went wrong ("...; Duplicate entry '88412' for key ...").
+    """
     text = " ".join(text.split())
     if len(text) <= most:
         return text
+    _, separator, tail = text.rpartition("; ")
+    if separator and 3 <= len(tail) <= most * 2 // 3 and '"' not in tail:
+        head = text[: most - len(tail) - len(_GAP)].rsplit(" ", 1)[0]
+        return f"{head}{_GAP}{tail}"
     return text[:most].rsplit(" ", 1)[0]
 
 

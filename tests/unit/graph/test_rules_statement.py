@@ -109,3 +109,20 @@ def test_error_lines_keep_their_place_beside_a_change_an_alert_and_two_metrics()
     assert any("certificate expired" in phrase for phrase in phrases)
     assert not any("latency_sum" in phrase for phrase in phrases)
     assert phrases[0] == 'change "deployed version v7" at 2026-01-01T11:40:00Z'
+
+
+def test_a_long_error_lines_last_clause_is_quoted_too() -> None:
+    """The end of a long error line is often what went wrong: it is kept as a second verbatim slice,
+    each slice a substring of the line (EvidenceGuard checks each quoted part)."""
+    from graph.analysts.rules.findings import quote
+
+    line = (
+        "[ERROR] Replica SQL for channel '': Worker 1 failed executing transaction 'ANONYMOUS' at source log "
+        "binlog.000412, end_log_pos 88412731; Could not execute Write_rows event on table registry.nest_box; "
+        "Duplicate entry '88412' for key 'nest_box.PRIMARY'"
+    )
+    quoted = quote(line)
+    head, tail = quoted.split('" ... "')
+    assert line.startswith(head) and line.endswith(tail) and tail.startswith("Duplicate entry")
+    assert len(quoted) <= 120
+    assert quote("short line; no cut") == "short line; no cut"
