@@ -122,10 +122,12 @@ ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", 
 WARN_LEVELS = frozenset({"warn", "warning"})
 SEVERE_ALERTS = frozenset({"critical", "error", "page", "high", "major", "p1", "p2", "sev1", "sev2"})
 
-# Log lines that record a change to a service: deploys, rollouts, restarts with a version, config.
+# Log lines that record a change to a service: deploys, rollouts, restarts with a version, config
+# (reloaded, refreshed, a setting "changed from A to B").
 CHANGE = re.compile(
     r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?|upgrade[ds]?|rollback|"
-    r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|config(?:uration)? (?:reload|change)\w*|"
+    r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|"
+    r"config(?:uration)? (?:reload|refresh|change|update)\w*|changed from \S+ to \S+|"
     r"feature flag|pulled image|scaled (?:up|down) replica set|parameter group|"
     r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*)\b",
     re.IGNORECASE,

@@ -126,3 +126,17 @@ def test_a_long_error_lines_last_clause_is_quoted_too() -> None:
     assert line.startswith(head) and line.endswith(tail) and tail.startswith("Duplicate entry")
     assert len(quoted) <= 120
     assert quote("short line; no cut") == "short line; no cut"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "Config refresh: spring.datasource.hikari.maximum-pool-size changed from 40 to 8 (source: cfg)",
+        "configuration updated by operator",
+        "worker_concurrency changed from 16 to 4",
+    ],
+)
+def test_config_refreshes_and_settings_changed_from_a_to_b_are_changes(line: str) -> None:
+    from graph.analysts.rules.vocabulary import CHANGE
+
+    assert CHANGE.search(line)
