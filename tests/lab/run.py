@@ -7,6 +7,7 @@ import asyncio
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 import httpx
 
@@ -178,12 +179,15 @@ async def _wait(condition: Callable[[], bool], bound_s: float, what: str) -> flo
     return await asyncio.to_thread(wait_until, condition, bound_s=bound_s, what=what)
 
 
+async def _webhook_runs(client: httpx.AsyncClient) -> list[dict[str, Any]]:
+    """The AIOps runs of the lab's principal, newest first: the ones Alertmanager's webhook started."""
+    runs = (await client.get("/api/investigations", params={"limit": 100})).json()["data"]
+    return [run for run in runs if run["agentFlow"] == "AI_OPS"]
+
+
 async def _started(client: httpx.AsyncClient, alert: str) -> int:
     """How many investigations Alertmanager's webhook has started for `alert` so far."""
-    runs = (await client.get("/api/investigations", params={"limit": 100})).json()["data"]
-    return sum(
-        1 for run in runs if run["agentFlow"] == "AI_OPS" and f"Alertmanager: {alert} firing" in run["query"]
-    )
+    return sum(1 for run in await _webhook_runs(client) if f"Alertmanager: {alert} firing" in run["query"])
 
 
 async def _investigation_started(
@@ -204,8 +208,7 @@ async def _investigations(client: httpx.AsyncClient, report: LabReport) -> list[
     what is still running at the bound is reported as it stands)."""
     deadline = time.monotonic() + INVESTIGATIONS_BOUND_S
     while True:
-        runs = (await client.get("/api/investigations", params={"limit": 100})).json()["data"]
-        started = [run for run in runs if run["agentFlow"] == "AI_OPS"]
+        started = await _webhook_runs(client)
         if all(run["status"] != "RUNNING" for run in started) or time.monotonic() > deadline:
             break
         await asyncio.sleep(1.0)

@@ -14,12 +14,11 @@ history decides whether a level is normal, and a rule that fires on a normal swi
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from datetime import datetime
 from statistics import median
 from typing import Any
 
 from tools.base import Evidence, EvidenceStatus
-from tools.digest.labels import iso_from_unix, service_of
+from tools.digest.labels import iso_from_unix, parse_instant, service_of
 from tools.digest.limits import DigestLimits
 from tools.facts import MetricAnomaly
 
@@ -111,11 +110,8 @@ def _born_move(raw: Sequence[Any], query: Mapping[str, Any], limits: DigestLimit
     window's start; a series there from the start is the other reads' to judge."""
     points = sorted(_points(raw))
     step_s = float(query.get("step_seconds") or 0)
-    try:
-        start_s = datetime.fromisoformat(str(query.get("start", "")).replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
-    if not points or step_s <= 0 or points[0][0] - start_s < 2 * step_s:
+    start = parse_instant(query.get("start"))
+    if not points or step_s <= 0 or start is None or points[0][0] - start.timestamp() < 2 * step_s:
         return None
     recent, peak = points[-1][1], max(v for _, v in points)
     if recent <= 0:

@@ -48,7 +48,7 @@ def _owners_named(question: str, digest: Digest) -> list[str]:
 def _alert_groups_about(words: set[str], digest: Digest) -> list[AlertGroup]:
     """Firing groups one of whose identity label values is a word of the question, read as a word
     (`/search` is search; a plural asks about the same thing)."""
-    words |= {word[:-1] for word in words if word.endswith("s") and len(word) > 4}
+    words = words | {word[:-1] for word in words if word.endswith("s") and len(word) > 4}
     return [
         g
         for g in digest.alert_groups
