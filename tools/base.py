@@ -199,7 +199,9 @@ class LogQuery:
     `service` is the identity label (any service when None), `level` a key of `LOG_LEVELS`,
     `contains` a case-sensitive substring of the message, `labels` other stream labels that must
     equal the given values (a namespace, a pod). `native` is a query in the backend's own language
-    (LogQL on Loki); when given, the backend runs it instead of the other filters.
+    (LogQL on Loki); when given, the backend runs it instead of the other filters. `oldest_first`
+    asks for the window's earliest lines (still at most `limit`, oldest first): when trouble
+    began, which the newest lines of a busy stream never show.
     """
 
     window: TimeWindow
@@ -209,6 +211,7 @@ class LogQuery:
     contains: str | None = None
     native: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
+    oldest_first: bool = False
 
     def keeps(self, line: LogLine) -> bool:
         """Whether `line` passes the neutral filters (window, service, level, labels, contains)."""
@@ -271,7 +274,7 @@ class LogsSource(Protocol):
     async def now(self) -> datetime: ...
     async def label_values(self, *, label: str, window: TimeWindow, limit: int) -> list[str]: ...
     async def query_range(self, query: LogQuery) -> list[LogLine]:
-        """The lines `query` selects, newest first, at most `query.limit`."""
+        """The lines `query` selects, newest first (oldest first when it asks), at most `query.limit`."""
         ...
 
 

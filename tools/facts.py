@@ -33,6 +33,9 @@ class LogPattern:
     first_seen: str
     last_seen: str
     example: str
+    # The event reason a line carries beside its message (an orchestrator's `reason: OOMKilling`):
+    # often the one word that names what happened.
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +59,11 @@ class AlertGroup:
     silenced_until: str | None = None
     labels: dict[str, str] = field(default_factory=dict)  # every label of the first alert
     annotations: dict[str, str] = field(default_factory=dict)  # and every annotation
+    # From the alert history (`alert_history`): how many times it fired in the history window, and
+    # when a group that no longer fires last resolved.
+    episodes: int = 0
+    ended_at: str | None = None
+    history_id: str | None = None  # the evidence item of that history
 
     @property
     def all_muted(self) -> bool:

@@ -61,7 +61,10 @@ _SCOPE_LABEL = "namespace"
 _CONTAINER_LABEL = "container"
 INSTANCE_LABEL = "instance"
 # Keys that name a thing in vendors' own spellings, tried only when no label of the list is present.
-_NAMING_KEY = re.compile(r"[Ii]dentifier$|[a-z]Id$|_id$|^(?:host|hostname|server|resource_name)$")
+_NAMING_KEY = re.compile(r"[Ii]dentifier$|[a-z]Id$|_id$|^(?:cluster|host|hostname|server|resource_name)$")
+# `celery@worker-1`, `rabbit@mq-0`: a process at a host; `project:instance`: a cloud resource path.
+_AT_HOST = re.compile(r"^[^@\s]+@(?P<host>[^@\s]+)$")
+_RESOURCE_PATH = re.compile(r"^[^:\s]+:(?P<name>[^:\s]*[^\d:\s][^:\s]*)$")
 _NOT_NAMES = frozenset({"alertname", "__name__", "severity", "alertstate", "priority"})
 
 # Kubernetes pod names: <workload>-<pod-template-hash>-<5 chars> (Deployments), <workload>-<5 chars>
@@ -70,6 +73,8 @@ _NOT_NAMES = frozenset({"alertname", "__name__", "severity", "alertstate", "prio
 _DEPLOYMENT_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-(?=[a-z0-9]*\d)[a-z0-9]{5,10}-[a-z0-9]{5}$")
 _SUFFIX_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-(?=[a-z0-9]*\d)[a-z0-9]{5}$")
 _STATEFUL_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-\d{1,3}$")
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(?P<host>\[[0-9a-fA-F:.]+\]|[^/:?#\s]+)", re.IGNORECASE)
+_ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[.*\])$")
 _LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -134,6 +139,17 @@ def workload_of_pod(pod: str) -> str | None:
     return None
 
 
+def _probed_host(value: str) -> str | None:
+    """The system a probed URL is about (a blackbox exporter's `instance` is the URL it probes):
+    `https://orders-api.prod.internal:8443/health` -> `orders-api`, the host's first DNS label, the
+    name its owners use; an address stays whole (`10.0.0.7`). None when the value is not a URL."""
+    match = _URL.match(value)
+    if match is None:
+        return None
+    host = match.group("host")
+    return host if _ADDRESS.match(host) else host.split(".", 1)[0]
+
+
 def _value(labels: Mapping[str, object], key: str) -> str | None:
     value = labels.get(key)
     if not isinstance(value, str) or not value.strip():
@@ -153,6 +169,10 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
         value = _value(labels, key)
         if value is None:
             continue
+        probed = _value(labels, INSTANCE_LABEL) if key == "job" and INSTANCE_LABEL in order else None
+        if probed is not None and _probed_host(probed) is not None:
+            # A prober's series (a blackbox exporter's job) are about the URL it probes, not the prober.
+            key, value = INSTANCE_LABEL, probed
         if key == _SCOPE_LABEL:
             primary.append((key, value))
             later = order[index + 1 :]
@@ -168,11 +188,11 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
             name = name or container or value
         else:
             primary.append((key, value))
-            name = workload_of_pod(value) if key == "pod" else value
+            name = workload_of_pod(value) if key == "pod" else _probed_host(value) or value
         break
     if not primary and (named := _vendor_name(labels)) is not None:
         primary.append(named)
-        name = named[1]
+        name = _vendor_short(named[1])
     keys = {k for k, _ in primary}
     qualifiers: list[Pair] = []
     if INSTANCE_LABEL in order and INSTANCE_LABEL not in keys:
@@ -193,6 +213,18 @@ def _vendor_name(labels: Mapping[str, object]) -> Pair | None:
         if value is not None and _NAMING_KEY.search(key):
             return (key, value)
     return None
+
+
+def _vendor_short(value: str) -> str:
+    """The system a vendor's naming value is about: `celery@marl-worker-6d8f95-h4kzt` -> `marl-worker`
+    (the host, by its workload when it is a pod), `proj:ledger-db` -> `ledger-db` (the resource in
+    a project path); `db1:5432` keeps its port, as an instance does, and `db-replica-1` its number
+    (a vendor's resource names one instance)."""
+    if (at := _AT_HOST.match(value)) is not None:
+        return workload_of_pod(at.group("host")) or at.group("host")
+    if (path := _RESOURCE_PATH.match(value)) is not None:
+        return path.group("name")
+    return value
 
 
 def name_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_IDENTITY) -> str | None:

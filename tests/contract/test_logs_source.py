@@ -269,6 +269,16 @@ async def test_limit_keeps_the_newest_lines(source: LogsSource, world: World) ->
     assert newest == everything[:5]
 
 
+async def test_oldest_first_keeps_the_windows_first_lines(source: LogsSource, world: World) -> None:
+    window = last(world, 60)
+    everything = await source.query_range(LogQuery(window=window, limit=1_000))
+
+    oldest = await source.query_range(LogQuery(window=window, limit=5, oldest_first=True))
+
+    assert len(everything) > 5
+    assert oldest == list(reversed(everything))[:5]
+
+
 async def test_window_outside_history_is_empty(source: LogsSource, world: World) -> None:
     before = TimeWindow(world.now - timedelta(days=2), world.now - timedelta(days=1))
 

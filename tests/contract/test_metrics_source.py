@@ -23,8 +23,11 @@ from tests.support.world_builder import (
     LATENCY_BEFORE,
     build_contract_world,
 )
-from tools.base import EvidenceStatus, MetricsSource, SourceError, TimeWindow
+from tools.base import EvidenceStatus, MetricsSource, SourceError, Sources, TimeWindow
+from tools.limits import ToolLimits
 from tools.prometheus import PrometheusClient, PrometheusFixture
+from tools.prometheus.alert_history import AlertHistoryArgs, alert_history
+from tools.toolbox.spec import ToolContext
 from tools.world import World, load_world
 
 LATENCY = 'app_request_latency_seconds{service="ledger"}'
@@ -70,11 +73,18 @@ async def test_list_series_finds_every_series_in_the_window(
     refs = await source.list_series(match=None, window=last(world, 60), limit=100)
 
     found = {(ref.metric, tuple(sorted(ref.labels.items()))) for ref in refs}
+    # Every firing alert is an `ALERTS` series too, as a rule evaluation writes it.
+    firing = {
+        ("ALERTS", tuple(sorted({**alert.labels, "alertstate": "firing"}.items())))
+        for alert in world.alerts
+        if alert.active_at(world.now)
+    }
     assert found == {
         ("app_queue_depth", (("pool", "main"), ("service", "relay"))),
         ("app_request_errors_ratio", (("service", "ledger"),)),
         ("app_request_latency_seconds", (("quantile", "0.99"), ("service", "ledger"))),
         ("app_request_latency_seconds", (("quantile", "0.99"), ("service", "relay"))),
+        *firing,
     }
 
 
@@ -85,6 +95,7 @@ async def test_list_series_narrows_by_selector_and_limit(
     capped = await source.list_series(match=None, window=last(world, 60), limit=2)
 
     assert {ref.metric for ref in ledger} == {
+        "ALERTS",  # the ledger alert's firing series
         "app_request_latency_seconds",
         "app_request_errors_ratio",
     }
@@ -272,7 +283,7 @@ async def test_label_values_discover_services(source: MetricsSource, world: Worl
     names = await source.label_values(label="__name__", window=last(world, 60), limit=10)
 
     assert services == ["ledger", "relay"]
-    assert names == ["app_queue_depth", "app_request_errors_ratio", "app_request_latency_seconds"]
+    assert names == ["ALERTS", "app_queue_depth", "app_request_errors_ratio", "app_request_latency_seconds"]
 
 
 async def test_fixture_refuses_expressions_beyond_its_subset(world: World) -> None:
@@ -497,3 +508,25 @@ async def test_unexpected_instant_results_become_source_errors(
         prometheus = PrometheusClient(client, "http://prometheus.invalid")
         with pytest.raises(SourceError, match="unexpected response"):
             await prometheus.query_instant(promql="up", at=world.now, max_series=5)
+
+
+async def test_alert_history_tells_a_resolved_alert_from_a_firing_one(
+    source: MetricsSource, world: World
+) -> None:
+    """`ALERTS` is the only record of an alert that resolved: the fixture serves what a rule
+    evaluation writes, a real Prometheus what it holds (backfilled here, so its lookback may carry
+    the last point up to five minutes on)."""
+    context = ToolContext(sources=Sources(metrics=source), limits=ToolLimits(), now=world.now)
+
+    answer = await alert_history(context, AlertHistoryArgs(window_minutes=180))
+
+    by_name = {item["labels"]["alertname"]: item for item in answer.data["history"]}
+    restarted = by_name["RelayRestarted"]
+    assert not restarted["firing_now"]
+    [episode] = restarted["episodes"]
+    started, ended = (datetime.fromisoformat(episode[key]) for key in ("startsAt", "endsAt"))
+    assert abs(started - (world.now - timedelta(hours=2))) <= timedelta(minutes=1)
+    assert world.now - timedelta(minutes=90) <= ended <= world.now - timedelta(minutes=84)
+    assert by_name["RelayQueueBacklog"]["firing_now"]
+    assert by_name["RelayQueueBacklog"]["episodes"][-1]["endsAt"] is None
+    assert "RelayRestarted fired once" in answer.summary

@@ -87,9 +87,11 @@ class _Handler(BaseHTTPRequestHandler):
             line
             for line in asyncio.run(self.server.logs.query_range(everything))
             if logql.matches(line.labels, line.message)
-        ][:limit]
+        ]
+        # As Loki does: `forward` reads from the window's start, so the limit keeps the oldest lines.
         if _first(query, "direction", "backward") == "forward":
             lines.reverse()
+        lines = lines[:limit]
         data = {"resultType": "streams", "result": _streams(lines), "stats": {}}
         self._send_json({"status": "success", "data": data})
 

@@ -51,6 +51,9 @@ class _Group:
     silenced_until: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
     annotations: dict[str, str] = field(default_factory=dict)
+    episodes: int = 0
+    ended_at: datetime | None = None
+    history_id: str | None = None
 
 
 class AlertGrouper:
@@ -67,20 +70,52 @@ class AlertGrouper:
                 continue
             labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
             annotations = {str(k): str(v) for k, v in (raw.get("annotations") or {}).items()}
-            name = labels.get("alertname") or "unnamed"
-            identity = identity_of(labels, self._limits.identity)
-            # No identity label at all: alertname and whatever names the instance (host, node...).
-            key: object = identity.key or ("instance", instance_of(labels))
-            group = self._groups.get((name, key))
-            if group is None:
-                service = identity.name or instance_of(labels)
-                group = self._groups[(name, key)] = _Group(evidence_id, name, service)
-                group.labels = _kept(labels)
+            group, new = self._group_of(evidence_id, labels)
+            if new:
                 group.annotations = _kept(annotations)
             _add(group, labels, annotations, raw, self._limits)
-            text = identity.text or (f"instance={instance_of(labels)}" if instance_of(labels) else "")
-            if text and text not in group.identities and len(group.identities) < self._limits.max_instances:
-                group.identities.append(text)
+
+    def add_history(self, evidence_id: str, data: Mapping[str, Any]) -> None:
+        """Fold an alert history in (after every alert list): each entry's episodes count toward its
+        group, and an alert no list shows any more becomes a resolved group with when it ended."""
+        for raw in data.get("history") or []:
+            if not isinstance(raw, Mapping):
+                continue
+            episodes = [e for e in raw.get("episodes") or [] if isinstance(e, Mapping)]
+            labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
+            if not episodes or not labels.get("alertname"):
+                continue
+            group, new = self._group_of(evidence_id, labels)
+            if new:
+                group.count = 1
+                group.first_started = parse_instant(episodes[-1].get("startsAt"))
+                group.severity = labels.get("severity") or labels.get("priority")
+                if raw.get("firing_now"):
+                    group.status = "firing"
+            group.episodes += len(episodes)
+            group.history_id = group.history_id or evidence_id
+            if group.status != "firing":
+                ended = parse_instant(episodes[-1].get("endsAt"))
+                if ended is not None and (group.ended_at is None or ended > group.ended_at):
+                    group.ended_at = ended
+
+    def _group_of(self, evidence_id: str, labels: Mapping[str, str]) -> tuple[_Group, bool]:
+        """The group of an alert's labels (created when new) with its identity text recorded, and
+        whether it was created."""
+        name = labels.get("alertname") or "unnamed"
+        identity = identity_of(labels, self._limits.identity)
+        # No identity label at all: alertname and whatever names the instance (host, node...).
+        key: object = identity.key or ("instance", instance_of(labels))
+        group = self._groups.get((name, key))
+        new = group is None
+        if group is None:
+            service = identity.name or instance_of(labels)
+            group = self._groups[(name, key)] = _Group(evidence_id, name, service)
+            group.labels = _kept(labels)
+        text = identity.text or (f"instance={instance_of(labels)}" if instance_of(labels) else "")
+        if text and text not in group.identities and len(group.identities) < self._limits.max_instances:
+            group.identities.append(text)
+        return group, new
 
     def groups(self) -> list[AlertGroup]:
         """Ranked facts: firing first, then by severity, count and who started first."""
@@ -120,6 +155,9 @@ def _fact(g: _Group) -> AlertGroup:
         silenced_until=g.silenced_until,
         labels=dict(g.labels),
         annotations=dict(g.annotations),
+        episodes=g.episodes,
+        ended_at=iso_utc(g.ended_at) if g.ended_at else None,
+        history_id=g.history_id,
     )
 
 

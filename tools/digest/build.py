@@ -32,6 +32,7 @@ def build_digest(
     anomalies: list[MetricAnomaly] = []
     patterns: list[LogPattern] = []
     alerts = AlertGrouper(bounds)
+    histories: list[Evidence] = []
     for item in evidence:
         facts = _ITEM_FACTS.facts(item, now=now, limits=bounds)
         if facts.gap is not None:
@@ -46,6 +47,11 @@ def build_digest(
         digest.cases.extend(facts.cases)
         if item.status is EvidenceStatus.OK and item.source is EvidenceSource.ALERTS:
             alerts.add(item.id, item.data)
+        elif item.status is EvidenceStatus.OK and "history" in item.data:
+            histories.append(item)
+    # Histories after every list: what the lists show now decides whether an alert still fires.
+    for item in histories:
+        alerts.add_history(item.id, item.data)
     # A firing alert's own metrics moved in a series too short to scan: a fact about its system.
     anomalies = _unique_anomalies(anomalies)
     anomalies += alert_read_moves(evidence, anomalies, limits=bounds)

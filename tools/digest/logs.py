@@ -35,6 +35,7 @@ _MASKS: tuple[tuple[str, str], ...] = (
     (r"(?<![\w-])[-+]?\d+(?:\.\d+)?%?", "NUM"),
 )
 
+_REASON_KEYS = ("reason", "event_reason")
 _LEVEL_KEYS = ("level", "severity", "lvl", "log_level", "detected_level")
 _LEVEL_ALIASES: Mapping[str, str] = {
     "fatal": "error", "critical": "error", "crit": "error", "panic": "error", "emerg": "error",
@@ -55,6 +56,7 @@ class _Cluster:
     first: datetime | None = None
     last: datetime | None = None
     example: str = ""
+    reason: str | None = None
     levels: dict[str, int] = field(default_factory=dict)
 
 
@@ -83,6 +85,8 @@ def patterns_from(
         cluster_id = int(cluster.cluster_id)
         entry = clusters.setdefault((cluster_id, service), _Cluster(service=service, level=level))
         _record(entry, ts, message, level)
+        if entry.reason is None:
+            entry.reason = _reason_of(labels, message)
     templates = {c.cluster_id: c.get_template() for c in miner.drain.clusters}
     found = [
         LogPattern(
@@ -94,6 +98,7 @@ def patterns_from(
             first_seen=iso_utc(entry.first or now),
             last_seen=iso_utc(entry.last or now),
             example=clip(entry.example, limits.example_chars),
+            reason=entry.reason,
         )
         for (cluster_id, _), entry in clusters.items()
     ]
@@ -128,6 +133,15 @@ def _dominant_level(entry: _Cluster) -> str | None:
         if entry.levels[level] * 5 >= entry.count:
             return level
     return max(entry.levels, key=lambda lv: entry.levels[lv])
+
+
+def _reason_of(labels: Mapping[str, str], message: str) -> str | None:
+    """The event reason beside the message (`reason` on a cluster event), when the message lacks it."""
+    for key in _REASON_KEYS:
+        value = (labels.get(key) or "").strip()
+        if value and len(value) <= 64 and value.lower() not in message.lower():
+            return value
+    return None
 
 
 def _level_of(labels: Mapping[str, str], message: str) -> str | None:

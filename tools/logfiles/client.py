@@ -135,7 +135,7 @@ class LogFiles:
         lines = await asyncio.to_thread(self._query, query)
         if self._journal is not None:
             lines += await self._journal.query_range(query)
-        lines.sort(key=lambda line: line.ts, reverse=True)
+        lines.sort(key=lambda line: line.ts, reverse=not query.oldest_first)
         return lines[: query.limit]
 
     def _streams(self, identity: str | None) -> list[_Stream]:
@@ -156,8 +156,10 @@ class LogFiles:
         selected: list[LogLine] = []
         for stream, budget in self._budgets(self._streams(query.service)):
             kept = (line for line in _read_stream(stream, query.window, budget) if query.keeps(line))
-            # Each stream is newest first, so its first `limit` lines are all it can contribute.
-            selected.extend(islice(kept, query.limit))
+            # Each stream is read newest first: its first `limit` lines are all it can contribute,
+            # or, oldest first, its last `limit` within the read budget.
+            picked = deque(kept, maxlen=query.limit) if query.oldest_first else islice(kept, query.limit)
+            selected.extend(picked)
         return selected
 
     def _label_values(self, label: str, window: TimeWindow) -> set[str]:

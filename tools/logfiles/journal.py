@@ -110,15 +110,19 @@ class Journal:
         return sorted(values)[:limit]
 
     async def query_range(self, query: LogQuery) -> list[LogLine]:
-        arguments = ["--reverse", *_since_until(query.window)]
+        # Oldest first is journalctl's own order from `--since`; `-n` would keep the newest entries.
+        since = _since_until(query.window)
+        arguments = [*since] if query.oldest_first else ["--reverse", *since]
         # Filters journalctl cannot apply (text, other labels) are applied here, over a wider scan.
-        arguments += ["-n", str(self._scan_entries if query.contains or query.labels else query.limit)]
+        if not query.oldest_first:
+            arguments += ["-n", str(self._scan_entries if query.contains or query.labels else query.limit)]
         if query.level is not None:
             arguments += ["-p", _PRIORITIES[query.level]]
         if query.service is not None:
             unit = query.service if "." in query.service else f"{query.service}.service"
             arguments.append(f"_SYSTEMD_UNIT={unit}")
         lines: list[LogLine] = []
+        scanned = 0
         async with aclosing(self._entries(arguments)) as entries:
             async for entry in entries:
                 line = to_line(entry)
@@ -126,6 +130,9 @@ class Journal:
                     lines.append(line)
                     if len(lines) >= query.limit:
                         break
+                scanned += 1
+                if scanned >= self._scan_entries:
+                    break  # as `-n` bounds the newest-first scan
         return lines
 
     async def _entries(self, arguments: Sequence[str]) -> AsyncGenerator[dict[str, object], None]:

@@ -64,7 +64,7 @@ class LokiClient(HttpSource):
         limit = query.limit
         logql = query.native or to_logql(query)
         params = [("query", logql), *_window(query.window), ("limit", str(limit))]
-        params.append(("direction", "backward"))
+        params.append(("direction", "forward" if query.oldest_first else "backward"))
         raw = await self._api.get_data("/loki/api/v1/query_range", params)
         result = _validated(_RESULT, raw)
         if result.result_type != "streams":
@@ -78,8 +78,8 @@ class LokiClient(HttpSource):
             for stream in streams
             for value in stream.values
         ]
-        # Each stream is ordered, but the streams interleave: merge newest first.
-        lines.sort(key=lambda line: line.ts, reverse=True)
+        # Each stream is ordered, but the streams interleave: merge newest (or oldest) first.
+        lines.sort(key=lambda line: line.ts, reverse=not query.oldest_first)
         return lines[:limit]
 
 

@@ -44,7 +44,7 @@ class LokiFixture:
         if query.window.end < query.window.start:
             raise SourceError("the window ends before it starts", status=EvidenceStatus.REJECTED)
         selected: list[LogLine] = []
-        for line in self._lines:
+        for line in reversed(self._lines) if query.oldest_first else self._lines:
             if len(selected) >= query.limit:
                 break
             if query.keeps(line):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
@@ -18,6 +19,7 @@ Level = Literal["debug", "info", "warn", "warning", "error", "fatal", "critical"
 SERVICE_LABELS = frozenset({"service", "service_name", "app", "application", "job", "container"})
 _MAX_MESSAGE_CHARS = 2_000
 _EMPTY_LINES_BYTES = len('{"lines":[]}')
+_FIRST_SHARE = 5  # a fifth of the lines (and bytes) for the window's first lines, when asked
 
 
 class ListLogStreamsArgs(ToolArgs):
@@ -40,6 +42,10 @@ class QueryLogsArgs(ToolArgs):
     )
     window_minutes: Window | None = None
     limit: Annotated[int, Field(ge=1, le=5_000)] | None = None
+    first_lines: bool = Field(
+        default=False,
+        description="when the newest lines fill the limit, also return the window's first lines (when it began)",
+    )
 
 
 async def list_log_streams(ctx: ToolContext, args: ListLogStreamsArgs) -> Answer:
@@ -72,7 +78,19 @@ async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
     )
     lines = await source.query_range(query)
     kept = lines[:limit]
-    items, cut = _items_within(kept, ctx.limits.max_result_bytes)
+    first: list[LogLine] = []
+    if args.first_lines and len(lines) >= limit and limit >= _FIRST_SHARE:
+        # A busy stream's newest lines all postdate the onset: a share of the lines goes to the
+        # window's first ones, so a diagnosis sees when the trouble began, not when the cap bit.
+        oldest = await source.query_range(replace(query, limit=limit // _FIRST_SHARE, oldest_first=True))
+        kept = kept[: limit - len(oldest)]
+        seen = {(line.ts, line.message) for line in kept}
+        first = [line for line in reversed(oldest) if (line.ts, line.message) not in seen]
+    reserve = ctx.limits.max_result_bytes // _FIRST_SHARE if first else 0
+    items, cut = _items_within(kept, ctx.limits.max_result_bytes - reserve)
+    if first:
+        first_items, first_cut = _items_within(first, reserve - _EMPTY_LINES_BYTES)
+        items, cut, kept = items + first_items, cut or first_cut, kept + first
     levels = Counter(line.labels.get("level", "?") for line in kept)
     by_level = ", ".join(f"{level} {count}" for level, count in levels.most_common())
     span = f" from {iso(kept[0].ts)} to {iso(kept[-1].ts)}" if kept else ""

@@ -10,8 +10,10 @@ scrape targets from the world's `up` series.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
+from itertools import pairwise
 
 from tools.base import (
     Alert,
@@ -31,6 +33,7 @@ from tools.prometheus.series import series_key
 from tools.world import World, WorldSeries
 
 LOOKBACK_S = 300.0
+ALERTS = "ALERTS"  # the series Prometheus records firing alerts in
 # Prometheus refuses range queries above 11,000 points per series; so does the fixture.
 MAX_POINTS = 11_000
 
@@ -40,6 +43,10 @@ class PrometheusFixture:
 
     def __init__(self, world: World) -> None:
         self._world = world
+        self._data = [
+            (metric, labels, _with_staleness(samples) if metric == ALERTS else samples)
+            for metric, labels, samples in _one_per_identity(world.series)
+        ]
 
     async def health(self) -> SourceHealth:
         return SourceHealth(ok=True)
@@ -123,8 +130,7 @@ class PrometheusFixture:
             node = evaluator.parse(promql)
         except SelectorError as error:
             raise _unsupported() from error
-        data = [(item.metric, item.labels, item.samples) for item in self._world.series]
-        points = evaluator.evaluate(node, data, times, evaluate)
+        points = evaluator.evaluate(node, self._data, times, evaluate)
         result = [
             Series(metric=metric, labels=dict(labels), samples=samples)
             for (metric, labels), samples in points.items()
@@ -146,14 +152,48 @@ class PrometheusFixture:
 def evaluate(
     samples: Sequence[tuple[float, float]], times: list[float], lookback_s: float = LOOKBACK_S
 ) -> list[tuple[float, float]]:
-    """Instant-vector values at each time: the latest sample in (t - lookback, t]."""
+    """Instant-vector values at each time: the latest sample in (t - lookback, t], unless that
+    sample is a staleness marker (NaN, as Prometheus writes them)."""
     stamps = [ts for ts, _ in samples]
     points: list[tuple[float, float]] = []
     for t in times:
         index = bisect.bisect_right(stamps, t) - 1
-        if index >= 0 and stamps[index] > t - lookback_s:
+        if index >= 0 and stamps[index] > t - lookback_s and not math.isnan(samples[index][1]):
             points.append((t, samples[index][1]))
     return points
+
+
+_Sample = tuple[float, float]
+
+
+def _one_per_identity(series: Sequence[WorldSeries]) -> list[tuple[str, Mapping[str, str], list[_Sample]]]:
+    """One series per metric and label set, as in a TSDB: a world may write one identity's samples
+    in several entries (an alert's firing episodes), which Prometheus would hold as one series."""
+    merged: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[str, Mapping[str, str], list[_Sample]]] = {}
+    for item in series:
+        key = (item.metric, tuple(sorted(item.labels.items())))
+        if key in merged:
+            merged[key][2].extend(item.samples)
+            merged[key][2].sort(key=lambda sample: sample[0])
+        else:
+            merged[key] = (item.metric, item.labels, list(item.samples))
+    return list(merged.values())
+
+
+def _with_staleness(samples: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """An alert's firing samples with the staleness marker Prometheus writes when it resolves: one
+    evaluation interval after the last sample of each run (a pause longer than two intervals ends
+    a run), so a resolved alert is not read as firing for five more minutes of lookback."""
+    if len(samples) < 2:
+        return list(samples)
+    gaps = sorted(b[0] - a[0] for a, b in pairwise(samples))
+    interval = gaps[len(gaps) // 2]
+    marked: list[tuple[float, float]] = []
+    for sample, following in zip(samples, [*samples[1:], None], strict=True):
+        marked.append(sample)
+        if following is None or following[0] - sample[0] > 2 * interval:
+            marked.append((sample[0] + interval, math.nan))
+    return marked
 
 
 def _evaluation_times(window: TimeWindow, step_s: int) -> list[float]:

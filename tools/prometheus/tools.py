@@ -19,7 +19,7 @@ from tools.base import (
     SourceError,
     TimeWindow,
 )
-from tools.prometheus import catalog_tools
+from tools.prometheus import alert_history, catalog_tools
 from tools.prometheus.discovery import Candidate, Kind, family_of, kind_of, read_name, read_promql
 from tools.prometheus.instant import QueryPromqlInstantArgs, query_promql_instant
 from tools.prometheus.metric_discovery import (
@@ -228,6 +228,7 @@ TOOLS = (
         lane="signals",
     ),
     *catalog_tools.TOOLS,
+    *alert_history.TOOLS,
     ToolSpec(
         "query_metric",
         EvidenceSource.METRICS,

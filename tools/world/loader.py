@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 import yaml
 from pydantic import TypeAdapter, ValidationError
 
+from tools.world.alert_history import alert_series
 from tools.world.models import (
     Scenario,
     WorldAlert,
@@ -85,13 +86,14 @@ def load_world(path: str | Path, *, limits: WorldLimits | None = None) -> World:
     logs = sorted(_load_logs(root / "logs.jsonl", limits), key=lambda line: line.ts)
     scenarios = _validate(_SCENARIOS, _read_yaml(root / "scenarios.yaml", limits), "scenarios.yaml")
     metadata = _validate(_METADATA, _read_json(root / "metadata.json", limits) or {}, "metadata.json")
+    now = info.now or _latest_instant(alerts, series, logs)
     return World(
         root=root,
         name=info.name or root.name,
         description=info.description,
-        now=info.now or _latest_instant(alerts, series, logs),
+        now=now,
         alerts=tuple(alerts),
-        series=tuple(series),
+        series=(*series, *alert_series(alerts, series, now)),
         logs=tuple(logs),
         scenarios=tuple(scenarios),
         sql_scripts=_listing(root / "sql", "*.sql", limits.max_sql_scripts),

@@ -114,6 +114,8 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
         found.append(say.change_finding(root.service, pattern))
     for downstream, pattern in sorted(root.blamed_by.items())[:3]:
         found.append(say.blame_finding(downstream, root.service, pattern))
+    for relay, pattern in sorted(root.relayed_by.items())[:2]:
+        found.append(say.relay_finding(relay, pattern))
     # Session-state tables belong to the incident; a root set apart from it cites only rows naming it.
     any_state = not ranking.unrelated
     for summary in digest.sql:
@@ -134,7 +136,8 @@ def _symptom_findings(root: Suspect, ranking: Ranking, focus: Sequence[str]) -> 
         asked = suspect.service.lower() in focus or any(
             term in suspect.service.lower().replace("_", "-").split("-") for term in focus
         )
-        if asked and suspect.errors and suspect.service not in root.blamed_by:
+        callers = {*root.blamed_by, *root.relayed_by}
+        if asked and suspect.errors and suspect.service not in callers:
             pattern = max(suspect.errors, key=lambda p: p.count)
             found.append((suspect.service, say.pattern_finding(suspect.service, pattern)))
     return found[:2]
@@ -162,13 +165,13 @@ def _state_like(text: str) -> bool:
 
 
 def _category_text(root: Suspect, ranking: Ranking) -> str:
-    parts = [f"{p.template} {p.example}" for p in root.errors]
+    parts = [f"{p.template} {p.example} {p.reason or ''}" for p in root.errors]
     parts += [f"{g.alertname} {g.summary}" for g in root.alerts]
     parts += [a.metric for a in root.anomalies]
     # Callers describe how the root looks from outside ("upstream timed out"); their words only
     # decide the category when the root has no errors of its own to say what went wrong.
     if not root.errors:
-        parts += [f"{p.template} {p.example}" for p in root.blamed_by.values()]
+        parts += [f"{p.template} {p.example}" for p in (*root.blamed_by.values(), *root.relayed_by.values())]
         # A system whose trouble is a change or platform event: the event says what happened.
         parts += [p.example for p in root.changes]
     if root.held_by_sql:
@@ -184,7 +187,15 @@ def _part_of(name: str, ranked: Sequence[Suspect]) -> bool:
 
 
 def _alert_only(root: Suspect) -> bool:
-    evidence = (root.anomalies, root.errors, root.changes, root.held_by_sql, root.blamed_by, root.precedes)
+    evidence = (
+        root.anomalies,
+        root.errors,
+        root.changes,
+        root.held_by_sql,
+        root.blamed_by,
+        root.relayed_by,
+        root.precedes,
+    )
     return bool(root.alerts) and not any(evidence)
 
 
@@ -204,6 +215,9 @@ def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
         parts.append("its cause is not established beyond the alert")
     if root.blamed_by:
         parts.append("errors in " + ", ".join(sorted(root.blamed_by)) + f" name {root.service} upstream")
+    if root.relayed_by:
+        callers = ", ".join(sorted(root.relayed_by))
+        parts.append(f"errors in {callers} fail at their upstream the same way")
     if root.held_by_sql:
         sources = sorted({summary.datasource for summary in root.held_by_sql})
         parts.append(f"{', '.join(sources)} names {root.service} as the session blocking the others")
@@ -223,7 +237,7 @@ def _summary(
 ) -> str:
     # Only services a finding cites evidence for: the summary asserts nothing the findings do not.
     text = f"Root cause: {root.service} ({category.replace('_', ' ')})."
-    affected = sorted(set(root.blamed_by) | set(symptoms))
+    affected = sorted(set(root.blamed_by) | set(root.relayed_by) | set(symptoms))
     if affected:
         text += " Also affected: " + ", ".join(affected) + "."
     if ranking.unrelated:

@@ -116,11 +116,16 @@ def pattern_finding(service: str, pattern: LogPattern) -> Finding:
     level = (pattern.level or "log").upper()
     return Finding(
         statement=(
-            f'{service} logged {pattern.count} {level} lines like "{quote(pattern.example)}" '
-            f"from {pattern.first_seen} to {pattern.last_seen}."
+            f'{service} logged {pattern.count} {level} lines like "{quote(pattern.example)}"'
+            f"{reason_of(pattern)} from {pattern.first_seen} to {pattern.last_seen}."
         ),
         evidence_ids=[pattern.evidence_id],
     )
+
+
+def reason_of(pattern: LogPattern) -> str:
+    """` (reason OOMKilling)`: the event reason the lines carry, or nothing."""
+    return f" (reason {pattern.reason})" if pattern.reason else ""
 
 
 def recovered_finding(service: str, pattern: LogPattern) -> Finding:
@@ -134,6 +139,17 @@ def blame_finding(downstream: str, upstream: str, pattern: LogPattern) -> Findin
         statement=(
             f"{downstream} errors name {upstream} as the failing dependency: "
             f'"{quote(pattern.example)}" (first seen {pattern.first_seen}).'
+        ),
+        evidence_ids=[pattern.evidence_id],
+    )
+
+
+def relay_finding(relay: str, pattern: LogPattern) -> Finding:
+    """A caller's errors that fail on the far side of a call, naming no one: the caller's words."""
+    return Finding(
+        statement=(
+            f'{relay} errors fail at its upstream: "{quote(pattern.example)}" '
+            f"({pattern.count} lines, first seen {pattern.first_seen})."
         ),
         evidence_ids=[pattern.evidence_id],
     )

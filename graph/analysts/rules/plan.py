@@ -44,6 +44,7 @@ def plan_discovery(request: PlanRequest) -> Plan:
         return Plan(calls=[PlannedCall(tool="search_runbooks", args={"query": query, "limit": 3})])
     calls = [
         PlannedCall(tool="list_alerts", args={}),
+        *([PlannedCall(tool="alert_history", args={})] if "alert_history" in request.tool_names else []),
         PlannedCall(tool="list_metrics", args={"question": query, "window_minutes": WINDOW_MINUTES}),
         PlannedCall(tool="list_log_streams", args={"label": "service", "window_minutes": WINDOW_MINUTES}),
         PlannedCall(tool="list_runbooks", args={}),
@@ -140,7 +141,9 @@ def _alert_rank(group: object) -> tuple[int, str]:
 
 
 def _log_calls(focus: Sequence[str]) -> list[PlannedCall]:
-    window = {"window_minutes": WINDOW_MINUTES}
+    # With the window's first lines too: when the trouble began, which a capped newest-first read
+    # of a busy stream would put at the cap instead.
+    window = {"window_minutes": WINDOW_MINUTES, "first_lines": True}
     calls = [
         PlannedCall(tool="query_logs", args={"level": "error", **window}),
         PlannedCall(tool="query_logs", args={"level": "warn", **window}),

@@ -17,8 +17,10 @@ from graph.analysts.rules.vocabulary import (
     CHANGE,
     ERROR_LEVELS,
     EVENT,
+    GENERIC_CATEGORIES,
     SEVERE_ALERTS,
     WARN_LEVELS,
+    categorize,
     improving,
 )
 from tools.digest.labels import name_pattern
@@ -30,9 +32,16 @@ CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can b
 MIN_PATTERN_COUNT = 3
 BACKGROUND_SPAN = timedelta(minutes=45)
 BACKGROUND_GAP = timedelta(minutes=8)
+MINOR_SHARE = 10  # a pattern under a tenth of the suspect's largest is a stray beside its surge
 # SQL columns that name who holds a lock or blocks others, and who waits on them.
 _HOLDER_COLUMN = re.compile(r"blocking|blocker|holder|holding|lock_owner", re.IGNORECASE)
 _WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
+_MEMBER = re.compile(r"^(?P<system>[a-z][a-z0-9-]*[a-z])-\d{1,3}$")
+# An error that says the failure is on the far side of a call (a proxy's upstream, a peer, a backend).
+_RELAYED = re.compile(
+    r"\b(?:upstream|backend|peer|remote|dependency|downstream|(?:connecting|handshak\w*|proxying) to)\b",
+    re.IGNORECASE,
+)
 _SQL_FACT = re.compile(r"^(\w+)=(.+?)(?: \(\d+ of \d+ rows\))?$")
 # Alert labels that say how bad, not what about.
 NOT_IDENTITY = frozenset({"alertname", "severity"})
@@ -48,6 +57,9 @@ class Suspect:
     changes: list[LogPattern] = field(default_factory=list)  # deploy, version, config lines
     alerts: list[AlertGroup] = field(default_factory=list)  # firing groups
     blamed_by: dict[str, LogPattern] = field(default_factory=dict)  # other service -> its pattern
+    # Other services whose errors fail on the far side of a call the way this one's signals say it
+    # fails, without naming it (a proxy's "handshake to upstream 10.1.9.20 failed") -> their pattern.
+    relayed_by: dict[str, LogPattern] = field(default_factory=dict)
     blames: set[str] = field(default_factory=set)
     held_by_sql: list[SqlSummary] = field(default_factory=list)  # results naming it as the blocker
     precedes: set[str] = field(default_factory=set)  # services whose errors began after its signals
@@ -58,7 +70,14 @@ class Suspect:
         """When each piece of trouble about this service began."""
         times = [_time(a.change_at) for a in self.anomalies if _troubling(a)]
         times += [_time(g.first_started) for g in self.alerts]
-        times += [_time(p.first_seen) for p in self.errors if p.count >= MIN_PATTERN_COUNT]
+        # Its trouble begins with its main patterns: three stray timeouts an hour before a surge of
+        # sixty refusals began nothing (and would put the caller's onset before its cause's).
+        top = max((p.count for p in self.errors), default=0)
+        times += [
+            _time(p.first_seen)
+            for p in self.errors
+            if p.count >= MIN_PATTERN_COUNT and p.count * MINOR_SHARE >= top
+        ]
         # Being named by another service's errors is trouble too, even without telemetry of one's own.
         times += [_time(p.first_seen) for p in self.blamed_by.values() if p.count >= MIN_PATTERN_COUNT]
         return sorted(t for t in times if t is not None)
@@ -109,6 +128,7 @@ def rank_suspects(
     for suspect in _changed_before(suspects.values(), involved):
         herrings = [h for h in herrings if h is not suspect]
         involved.append(suspect)
+    _link_relayed(involved)
     linked = _causally_linked(involved) | _link_precursors(involved)
     # Inside the window but with nothing tying it to the others: a bystander, never the root cause
     # unless it is all there is (then its own signals are the incident).
@@ -164,6 +184,7 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
         if CHANGE.search(text) or EVENT.search(text):
             s.changes.append(pattern)
     _join_carriers(suspects)
+    _join_members(suspects)
     _link_dependencies(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects
@@ -191,6 +212,21 @@ def _join_carriers(suspects: dict[str, Suspect]) -> None:
             else:
                 kept.append(group)
         lone.alerts = kept
+
+
+def _join_members(suspects: dict[str, Suspect]) -> None:
+    """A numbered member (`<system>-1`, an alert's instance) of a system the evidence names (its
+    log stream) is that system: its alerts and series are judged with the system's errors."""
+    for name in list(suspects):
+        match = _MEMBER.match(name)
+        whole = suspects.get(match.group("system")) if match else None
+        if whole is None:
+            continue
+        member = suspects.pop(name)
+        whole.anomalies += member.anomalies
+        whole.errors += member.errors
+        whole.changes += member.changes
+        whole.alerts += member.alerts
 
 
 def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:
@@ -278,11 +314,38 @@ def _densest_window(troubled: Sequence[Suspect]) -> datetime:
     return best_start
 
 
+def _link_relayed(involved: Sequence[Suspect]) -> None:
+    """A system whose errors say the failure is on the far side of a call ("certificate verify
+    failed while handshaking to upstream 10.1.9.20") relays trouble: a system in the incident
+    whose own signals (alerts, moving series), without errors of its own, name the same failure
+    mode (its certificate expired) is the far side, even when the errors only give an address."""
+    sources = [s for s in involved if not s.errors and (s.alerts or s.anomalies)]
+    for relay in involved:
+        top = max(relay.errors, key=lambda p: p.count, default=None)
+        if top is None or top.count < MIN_PATTERN_COUNT or relay.blames:
+            continue
+        text = f"{top.template} {top.example}"
+        mode = categorize(text, changed=False)
+        if not _RELAYED.search(text) or mode in GENERIC_CATEGORIES:
+            continue
+        for source in sources:
+            if source is not relay and categorize(_own_words(source), changed=False) == mode:
+                source.relayed_by.setdefault(relay.service, top)
+                relay.blames.add(source.service)
+
+
+def _own_words(suspect: Suspect) -> str:
+    """What a system's alerts and moving series say about it, in their own words."""
+    words = [f"{g.alertname} {g.summary or ''}" for g in suspect.alerts]
+    words += [a.metric for a in suspect.anomalies if _troubling(a)]
+    return " ".join(words)
+
+
 def _causally_linked(involved: Sequence[Suspect]) -> set[str]:
     names = {s.service for s in involved}
     linked: set[str] = set()
     for suspect in involved:
-        related = (set(suspect.blamed_by) | suspect.blames) & names
+        related = (set(suspect.blamed_by) | set(suspect.relayed_by) | suspect.blames) & names
         if related or suspect.errors or suspect.changes or suspect.held_by_sql:
             linked.add(suspect.service)
             linked |= related
@@ -339,7 +402,8 @@ def _signals_began(suspect: Suspect) -> datetime | None:
 
 
 def _only_signals(suspect: Suspect) -> bool:
-    return not (suspect.errors or suspect.blamed_by or suspect.changes or suspect.held_by_sql)
+    named = suspect.blamed_by or suspect.relayed_by or suspect.held_by_sql
+    return not (suspect.errors or suspect.changes or named)
 
 
 def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus: Sequence[str]) -> float:
@@ -348,7 +412,7 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
     if suspect.onset is not None and onsets:
         score += 3.0 * (1 - onsets.index(suspect.onset) / max(1, len(onsets)))
     names = {s.service for s in involved}
-    score += 3.0 * len(set(suspect.blamed_by) & names)
+    score += 3.0 * len((set(suspect.blamed_by) | set(suspect.relayed_by)) & names)
     score -= 2.0 * len(suspect.blames & names)
     score += 3.0 if suspect.held_by_sql else 0.0
     if any(_near_change(p, suspect.onset or start) for p in suspect.changes):

@@ -21,6 +21,7 @@ from tools.facts import AlertGroup, Digest, LogPattern
 # Trouble whose last sign is this long before now has ended: a recovered incident, not a current one.
 RECOVERED_AFTER = timedelta(minutes=10)
 KEY_SOURCES = ("alerts", "metrics", "logs")
+FLAPPING_EPISODES = 3  # an alert that fired this often in the history window flaps
 # Metric tools that list names or targets: they answer, but show no series to judge by.
 _LISTING_TOOLS = frozenset({"list_metrics", "list_targets"})
 
@@ -104,9 +105,12 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
             open_questions=[f"Missing evidence: {what}."],
         )
     recoveries = [say.recovered_finding(s.service, p) for s in past for p in _last_errors(s)]
+    resolved = [g for g in resolved_alerts(digest) if target is None or g.service == target]
     about = f"No incident found: {target} shows" if target else "No incident found:"
     text = f"{about} no firing alerts, no metric moved beyond its own normal variability"
     text += ", and no error pattern is current."
+    if resolved:
+        text += " " + "; ".join(_resolved_phrase(g) for g in resolved[:3]) + "; nothing is abnormal now."
     if recoveries:
         text += (
             " Earlier trouble ended: " + ", ".join(s.service for s in past) + " (nothing is abnormal now)."
@@ -114,7 +118,7 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
     return Draft(
         summary=text,
         verdict="healthy",
-        findings=[_calm(checked), *recoveries],
+        findings=[_calm(checked), *[_resolved_finding(g) for g in resolved[:3]], *recoveries],
         open_questions=_open_questions(request),
         ruled_out=[],
     )
@@ -134,19 +138,54 @@ def _alert_unexplained(
         + f"; its cause is not established: {looked} showed no anomaly, error pattern or change "
         "that explains it."
     )
+    if first.episodes >= FLAPPING_EPISODES:
+        statement += (
+            f" It has fired {first.episodes} times in the last hours: a rule that flaps, more likely "
+            "noise than a new incident."
+        )
     others = [g.alertname for g in groups[1:4]]
     summary = statement + (f" Also firing: {', '.join(others)}." if others else "")
     # An incident without a root cause: the alert is real trouble, but nothing says what causes it.
     return Draft(
         summary=summary,
         verdict="incident",
-        findings=[say.alert_finding(where, list(groups)), *([_calm(checked)] if checked else [])],
+        findings=[
+            say.alert_finding(where, list(groups)),
+            *([_calm(checked)] if checked else []),
+            *([_flapping_finding(first)] if first.episodes >= FLAPPING_EPISODES else []),
+        ],
         recommendations=[
             Recommendation(
                 action=f"Read the rule of {first.alertname} and the series it evaluates on {where}."
             )
         ],
         open_questions=[*questions, f"What makes {first.alertname} fire on {where}?"],
+    )
+
+
+def resolved_alerts(digest: Digest) -> list[AlertGroup]:
+    """Alerts the history shows fired in the last hours and have since resolved, latest first."""
+    ended = [g for g in digest.alert_groups if g.status == "resolved" and g.ended_at and g.first_started]
+    return sorted(ended, key=lambda g: g.ended_at or "", reverse=True)
+
+
+def _resolved_phrase(group: AlertGroup) -> str:
+    where = f" on {group.service}" if group.service else ""
+    return f"{group.alertname}{where} fired at {group.first_started} and resolved at {group.ended_at}"
+
+
+def _resolved_finding(group: AlertGroup) -> Finding:
+    times = f" (it fired {group.episodes} times in the last hours)" if group.episodes > 1 else ""
+    return Finding(
+        statement=f"Alert {_resolved_phrase(group)}{times}.",
+        evidence_ids=[group.history_id or group.evidence_id],
+    )
+
+
+def _flapping_finding(group: AlertGroup) -> Finding:
+    return Finding(
+        statement=f"Alert {group.alertname} fired {group.episodes} times in the last hours.",
+        evidence_ids=[group.history_id or group.evidence_id],
     )
 
 

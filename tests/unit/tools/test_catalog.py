@@ -21,6 +21,7 @@ def test_every_tool_is_declared_once_with_a_lane_and_a_configured_source() -> No
 def test_lanes_follow_the_sources() -> None:
     assert {name for name, lane in LANE_OF_TOOL.items() if lane == "signals"} == {
         "list_alerts",
+        "alert_history",
         "list_metrics",
         "search_metrics",
         "read_metric",

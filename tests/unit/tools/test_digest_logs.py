@@ -33,8 +33,7 @@ def test_variable_parts_collapse_into_one_pattern_with_counts_and_times() -> Non
     lines = [
         _line(
             30 - i,
-            f"lease {i:04x}deadbeef expired for shard-{100 + i} after {200 + i}ms from "
-            f"10.1.2.{i}:7000",
+            f"lease {i:04x}deadbeef expired for shard-{100 + i} after {200 + i}ms from 10.1.2.{i}:7000",
             app="router",
             severity="ERROR",
         )
@@ -78,12 +77,22 @@ def test_patterns_are_bounded_and_future_or_blank_lines_ignored() -> None:
     lines += [{"ts": "not a time", "labels": {}, "message": "bad ts"}, "not a mapping"]  # type: ignore[list-item]
     digest = build_digest([_logs(lines)], now=NOW, limits=DigestLimits(max_log_patterns=4))
     assert len(digest.log_patterns) == 4
-    assert all(
-        "future" not in p.template and "bad ts" not in p.template for p in digest.log_patterns
-    )
+    assert all("future" not in p.template and "bad ts" not in p.template for p in digest.log_patterns)
 
 
 def test_overlapping_queries_keep_one_pattern() -> None:
     lines = [_line(i, f"job {i} failed", service="w", level="error") for i in range(5)]
     digest = build_digest([_logs(lines), _logs(lines[:3], "logs-2")], now=NOW)
     assert [(p.evidence_id, p.count) for p in digest.log_patterns] == [("logs-1", 5)]
+
+
+def test_an_events_reason_beside_its_message_is_kept_with_the_pattern() -> None:
+    lines = [
+        _line(20 - i, "Memory cgroup out of memory: Killed process 2213 (python3)", service="scorer",
+              level="warning", reason="OOMKilling")
+        for i in range(3)
+    ] + [_line(5, "Started container scorer", service="scorer", level="info", reason="Started")]  # fmt: skip
+    patterns = build_digest([_logs(lines)], now=NOW, limits=DigestLimits()).log_patterns
+    by_example = {p.example: p.reason for p in patterns}
+    assert by_example["Memory cgroup out of memory: Killed process 2213 (python3)"] == "OOMKilling"
+    assert by_example["Started container scorer"] is None  # the message already says it

@@ -121,3 +121,17 @@ def test_bare_name_matches_any_identity_label_never_only_service() -> None:
 
 def test_instance_name_matches_with_or_without_port() -> None:
     assert '{instance=~"127\\\\.0\\\\.0\\\\.1(:[0-9]+)?"}' in selectors_for_name("127.0.0.1")
+
+
+@pytest.mark.parametrize(
+    ("labels", "name"),
+    [
+        ({"instance": "https://orders-api.prod.internal:8443/health"}, "orders-api"),
+        ({"job": "blackbox", "instance": "https://orders-api.prod.internal:8443"}, "orders-api"),
+        ({"job": "blackbox", "instance": "http://10.1.9.20:8080/"}, "10.1.9.20"),
+        ({"job": "node", "instance": "db1.prod.internal:9100"}, "node"),  # a scrape target, not a probe
+        ({"service": "portal", "instance": "https://portal.example.com"}, "portal"),
+    ],
+)
+def test_a_probed_url_names_the_system_probed_not_the_prober(labels: dict[str, str], name: str) -> None:
+    assert name_of(labels) == name

@@ -1,0 +1,110 @@
+"""Who the trouble started with when the evidence does not say it by name: a caller whose errors fail
+on the far side of a call, a numbered member of a named system, and stray lines beside a surge."""
+
+from __future__ import annotations
+
+from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.suspects import rank_suspects
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+
+
+def _pattern(service: str, template: str, count: int, first: str, level: str = "ERROR") -> LogPattern:
+    return LogPattern(
+        evidence_id="logs-1",
+        service=service,
+        level=level,
+        template=template,
+        count=count,
+        first_seen=first,
+        last_seen="2026-01-01T08:25:00Z",
+        example=template,
+    )
+
+
+def _alert(name: str, service: str, summary: str, at: str) -> AlertGroup:
+    return AlertGroup(
+        evidence_id="alerts-1",
+        alertname=name,
+        service=service,
+        severity="critical",
+        status="firing",
+        count=1,
+        instances=[service],
+        first_started=at,
+        summary=summary,
+    )
+
+
+PROXY_ERRORS = _pattern(
+    "edge",
+    "SSL_do_handshake() failed (certificate verify failed) while SSL handshaking to upstream 10.1.9.20:8443",
+    120,
+    "2026-01-01T08:00:00Z",
+)
+CERT_ALERT = _alert(
+    "ProbeCertificateExpired", "ledger-api", "SSL certificate has expired for ledger-api", "2026-01-01T08:03Z"
+)
+
+
+def _ask(digest: Digest) -> DiagnoseRequest:
+    return DiagnoseRequest(
+        route=Route(route="complex", resolved_query="the portal answers 502 since 08:00, why?"),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T08:30:00Z",
+    )
+
+
+def test_a_callers_errors_at_its_upstream_point_to_the_system_failing_the_same_way() -> None:
+    draft = diagnose_digest(_ask(Digest(alert_groups=[CERT_ALERT], log_patterns=[PROXY_ERRORS])))
+    assert draft.root_cause is not None
+    assert draft.root_cause.service == "ledger-api"
+    assert draft.root_cause.category == "tls"
+    assert "errors in edge fail at their upstream the same way" in draft.root_cause.statement
+    relay = [f for f in draft.findings if f.statement.startswith("edge errors fail at its upstream")]
+    assert relay and relay[0].evidence_ids == ["logs-1"]
+
+
+def test_a_different_failure_mode_elsewhere_is_not_the_far_side() -> None:
+    disk = _alert("VolumeAlmostFull", "ledger-api", "volume /data is 97% full", "2026-01-01T08:03:00Z")
+    ranking = rank_suspects(Digest(alert_groups=[disk], log_patterns=[PROXY_ERRORS]))
+    assert ranking.ranked[0].service == "edge"
+    assert not ranking.ranked[0].blames
+
+
+def test_a_numbered_member_of_a_named_system_is_that_system() -> None:
+    member = _alert("High5xxRate", "edge-1", "5xx ratio 91% on edge-1", "2026-01-01T08:05:00Z")
+    ranking = rank_suspects(Digest(alert_groups=[member], log_patterns=[PROXY_ERRORS]))
+    assert [s.service for s in ranking.ranked] == ["edge"]
+    assert ranking.ranked[0].alerts == [member]
+    assert not ranking.herrings
+
+
+def test_stray_lines_beside_a_surge_do_not_set_its_onset() -> None:
+    """Three timeouts before a database's parameter change do not make the caller's trouble older
+    than the change that refused its connections."""
+    db_change = _pattern(
+        "ferry-db", "Updated parameter max_connections to 120 in DB parameter group pg-custom", 1,
+        "2026-01-01T07:53:00Z", level="INFO",
+    )  # fmt: skip
+    refused = _pattern("booking", "FATAL: sorry, too many clients already", 67, "2026-01-01T07:57:00Z")
+    stray = _pattern("booking", "gate call timeout after 3000ms", 3, "2026-01-01T07:38:00Z", level="WARN")
+    connections = MetricAnomaly(
+        evidence_id="metrics-1",
+        metric="DatabaseConnections",
+        labels={"DBInstanceIdentifier": "ferry-db"},
+        service="ferry-db",
+        baseline=270.0,
+        recent=117.0,
+        peak=313.0,
+        change_at="2026-01-01T07:55:00Z",
+        direction="down",
+        ratio=0.43,
+        score=9.0,
+    )
+    digest = Digest(anomalies=[connections], log_patterns=[refused, stray, db_change])
+    ranking = rank_suspects(digest)
+    assert [s.service for s in ranking.ranked] == ["ferry-db", "booking"]
+    booking = ranking.ranked[1]
+    assert booking.onset is not None and booking.onset.isoformat().startswith("2026-01-01T07:57")
