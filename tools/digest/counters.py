@@ -22,6 +22,7 @@ _MAX_GLITCH_SHARE = 0.02
 # unnamed series must rise on most steps before it is read as one.
 _NAMED_MIN_RISES = 3
 _UNNAMED_RISE_SHARE = 0.8
+_SPARSE_MIN_STEPS = 30
 
 
 def rate_metric(metric: str) -> str:
@@ -58,7 +59,16 @@ def is_counter(metric: str, values: Floats) -> bool:
     rises = int(np.count_nonzero(after > before))
     if metric.endswith(COUNTER_SUFFIXES):
         return rises >= _NAMED_MIN_RISES
-    return rises >= _UNNAMED_RISE_SHARE * steps
+    if rises >= _UNNAMED_RISE_SHARE * steps:
+        return True
+    # A count that only moves now and then (an exporter's `..._rq_5xx`, `..._connect_fail` without
+    # the `_total` suffix): whole numbers that never fall over a long series and rose a few times.
+    return (
+        steps >= _SPARSE_MIN_STEPS
+        and rises >= _NAMED_MIN_RISES
+        and not np.count_nonzero(falls)
+        and bool(np.all(values == np.round(values)))
+    )
 
 
 def per_second_rates(times: Floats, values: Floats) -> tuple[Floats, Floats]:

@@ -40,6 +40,12 @@ _RATIO_WHEN_BASELINE_ZERO = 1e6
 _ABRUPT = 0.5
 # How far toward the new level a baseline sample must be to count as having been there before.
 _SEEN_SHARE = 0.8
+# A counter that had done this share of its counting this long before the newest sample stopped:
+# its rise is over.
+_SETTLED_SHARE = 0.95
+# A counter read by its increase moves on at most this share of its steps (restarts, failovers).
+_RARE_SHARE = 0.5
+_COUNTING_STOPPED_S = 900.0
 
 
 def anomalies_from(
@@ -84,7 +90,37 @@ def _counter_anomaly(
     anomaly = _series_anomaly(*per_second_rates(times, values), limits=limits)
     if anomaly is not None:
         return rate_metric(metric), anomaly
-    return increase_metric(metric), _series_anomaly(times, cumulative_increase(values), limits=limits)
+    grown = cumulative_increase(values)
+    if np.count_nonzero(np.diff(grown) > 0) > _RARE_SHARE * (len(grown) - 1):
+        # A counter that counts all the time ramps by its increase: only its rate says anything.
+        return increase_metric(metric), None
+    # An increase stays up forever once counted: a counter that had done nearly all its counting a
+    # while ago (a burst of failures that ended, a trickle since) is a past event, not a current shift.
+    total = float(grown[-1])
+    if total > 0:
+        settled = int(np.argmax(grown >= _SETTLED_SHARE * total))
+        if times[-1] - times[settled] > _COUNTING_STOPPED_S:
+            return increase_metric(metric), None
+    anomaly = _series_anomaly(times, grown, limits=limits)
+    if anomaly is not None and _counted_before(times, grown, anomaly):
+        return increase_metric(metric), None  # a trickle all along ramps its increase: nothing began
+    return increase_metric(metric), anomaly
+
+
+def _counted_before(times: Floats, grown: Floats, anomaly: Mapping[str, Any]) -> bool:
+    """Whether a rarely-moving counter counted before its increase "changed" about as often as after
+    (per step, at least a third as often; more than once): then the change is its usual trickle, not
+    a start."""
+    at = anomaly.get("change_at")
+    moment = datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() if isinstance(at, str) else None
+    if moment is None:
+        return False
+    rises = np.diff(grown) > 0
+    split = int(np.searchsorted(times[1:], moment))
+    before, after = int(np.count_nonzero(rises[:split])), int(np.count_nonzero(rises[split:]))
+    if before <= 1:
+        return False
+    return before / max(split, 1) * 3 >= after / max(len(rises) - split, 1)
 
 
 def rank_anomalies(

@@ -44,7 +44,7 @@ class QueryLogsArgs(ToolArgs):
     limit: Annotated[int, Field(ge=1, le=5_000)] | None = None
     first_lines: bool = Field(
         default=False,
-        description="when the newest lines fill the limit, also return the window's first lines (when it began)",
+        description="also the window's first lines when the newest fill the limit (when it began)",
     )
 
 

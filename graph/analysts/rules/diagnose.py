@@ -12,10 +12,10 @@ from datetime import datetime
 from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service
+from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspects import Ranking, Suspect, carries, near_change, rank_suspects
-from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered
+from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
 from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ROLLOUT, categorize
 from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
@@ -31,6 +31,10 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     focus = question_terms(request.route.resolved_query) + list(request.route.services)
     ranking, target = _ranked_in_scope(request, stack)
     question = request.route.resolved_query
+    known = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]] + list(request.services)
+    if target is None and (unseen := unseen_systems(question, known, digest)):
+        # Asked about a system no evidence names: nothing can be said about its health.
+        return unseen_draft(request, unseen, ranking)
     if target:
         ranking = scope_ranking(ranking, target, digest)
     elif orphans := [g for g in named_alert_groups(question, digest) if not g.service]:

@@ -17,6 +17,7 @@ from graph.analysts.rules.suspects import NOT_IDENTITY, Ranking, Suspect, mentio
 from graph.analysts.rules.vocabulary import ALERT_FOCUS, ERROR_LEVELS
 from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest
+from tools.identity import workload_of_pod
 
 
 def scoped_service(
@@ -32,6 +33,34 @@ def scoped_service(
         named += _owners_named(question, digest)
     named = list(dict.fromkeys(named))
     return named[0] if len(named) == 1 else None
+
+
+def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[str]:
+    """Systems the question names that no evidence knows: a hyphenated name of a known family (its
+    first part begins a known system's name: `<f>-billing` beside `<f>-web` or `<f>`) that is not
+    itself a known name, a family or member of one, or a label value of a fact. Their health cannot
+    be read."""
+    names = {name.lower() for name in known}
+    names |= {v.lower() for g in digest.alert_groups for v in g.labels.values()}
+    names |= {v.lower() for a in digest.anomalies for v in a.labels.values()}
+    names |= {(p.service or "").lower() for p in digest.log_patterns}
+    families = {name.split("-", 1)[0] for name in names if name}
+    unseen: list[str] = []
+    for term in question_terms(question):
+        family, dash, _ = term.partition("-")
+        if not dash or family not in families or term in names:
+            continue
+        if any(
+            name.startswith(f"{term}-") or _member_of(term, name) or term in name.split(":") for name in names
+        ):
+            continue  # a family (`db` of `db-3`), a member (`web-2` of `web`), or a path's part
+        unseen.append(term)
+    return unseen
+
+
+def _member_of(term: str, name: str) -> bool:
+    """`web-2` of `web`, a pod of its workload: a numbered or generated member, not a sibling."""
+    return workload_of_pod(term) == name or (term.startswith(f"{name}-") and term[len(name) + 1 :].isdigit())
 
 
 def _owners_named(question: str, digest: Digest) -> list[str]:

@@ -78,6 +78,27 @@ def alert_draft(request: DiagnoseRequest, groups: Sequence[AlertGroup], ranking:
     return draft.model_copy(update={"summary": f"{draft.summary} Also happening: {others}."})
 
 
+def unseen_draft(request: DiagnoseRequest, unseen: Sequence[str], ranking: Ranking) -> Draft:
+    """The answer about a system no alert, series or log line names: inconclusive, with what was
+    read, and whatever else is wrong listed beside it."""
+    checked = _checked(request.evidence)
+    looked = ", ".join(sorted({e.source for e in checked})) or "no source"
+    names = ", ".join(unseen)
+    summary = (
+        f"Inconclusive: no alert, metric series or log line names {names} (checked {looked}); "
+        "its health cannot be judged from this evidence."
+    )
+    others = ", ".join(s.service for s in [*ranking.ranked, *ranking.unrelated][:3])
+    if others:
+        summary += f" Also happening: {others}."
+    return Draft(
+        summary=summary,
+        verdict="inconclusive",
+        findings=[_calm(checked)] if checked else [],
+        open_questions=[f"Where does {names} send its metrics and logs?", *_open_questions(request)],
+    )
+
+
 def also_happening(digest: Digest, ranking: Ranking, target: str | None) -> str:
     """Other concurrent problems, named with their alerts, when the question scoped to `target`."""
     if target is None:

@@ -123,3 +123,21 @@ def test_a_question_about_an_alert_of_no_system_is_not_given_another_systems_cau
     draft = diagnose_digest(_request(digest, ANSWERED, question))
     assert draft.verdict == "incident" and draft.root_cause is None
     assert "QueueBacklogGrowing is firing" in draft.summary and "Also happening: ingest." in draft.summary
+
+
+def test_a_system_no_evidence_names_is_inconclusive_not_another_systems_trouble() -> None:
+    """Asked about `ingest-reconciler` when only `ingest` speaks: its health cannot be read, and the
+    ingest errors are listed beside it, never given as its cause."""
+    question = "is ingest-reconciler healthy? reports look late"
+    draft = diagnose_digest(
+        _request(Digest(log_patterns=[_burst("2026-01-01T10:44:00Z")]), ANSWERED, question)
+    )
+    assert draft.verdict == "inconclusive"
+    assert draft.root_cause is None
+    assert "no alert, metric series or log line names ingest-reconciler" in draft.summary
+    assert "Also happening: ingest" in draft.summary
+    # A member of a system the evidence names (`ingest-2` of `ingest`) is not unknown.
+    member = diagnose_digest(
+        _request(Digest(log_patterns=[_burst("2026-01-01T10:59:00Z")]), ANSWERED, "why is ingest-2 failing?")
+    )
+    assert member.verdict == "incident"

@@ -208,3 +208,30 @@ def test_a_series_a_function_computed_is_never_read_as_a_counter_again() -> None
     assert is_counter("unnamed_series", rising)
     for computed in ("rate(latency_seconds_sum)", "p99(latency_seconds)", "increase(errors_total)"):
         assert not is_counter(computed, rising), computed
+
+
+def test_a_sparse_count_without_a_counter_suffix_is_a_counter() -> None:
+    """Envoy-style `..._rq_5xx`: whole numbers that never fall and move on a few steps only."""
+    per_minute = np.zeros(len(GRID))
+    per_minute[40:60] = 200.0  # a burst long over
+    per_minute[[90, 130]] = 1.0  # a stray failure now and then since
+    assert is_counter("upstream_rq_5xx", _counter(per_minute))
+    assert not is_counter("queue_depth", _counter(per_minute) + np.where(np.arange(len(GRID)) % 7, 0, -3))
+
+
+def test_a_burst_that_ended_long_ago_and_a_steady_trickle_are_no_current_shift() -> None:
+    ended = np.zeros(len(GRID))
+    ended[40:60] = 200.0
+    ended[[90, 130]] = 1.0
+    rng = np.random.default_rng(3)
+    trickle = (rng.random(len(GRID)) < 0.12).astype(float)  # a failure every eight minutes or so
+    assert _anomalies(_series(_counter(ended), metric="upstream_rq_5xx", app="gallery")) == []
+    assert _anomalies(_series(_counter(trickle), metric="failures_total", app="gallery")) == []
+
+
+def test_a_restart_counter_that_began_counting_is_read_by_its_increase() -> None:
+    restarts = np.zeros(len(GRID))
+    restarts[[-40, -30, -20, -10, -2]] = 1.0
+    [anomaly] = _anomalies(_series(_counter(restarts, start=0.0), metric="restarts_total", pod="scorer-0"))
+    assert anomaly.metric == "increase(restarts_total)"
+    assert anomaly.baseline == 0 and anomaly.peak == 5
