@@ -49,6 +49,11 @@ _ROWS_PHRASE = re.compile(
 _VALUE_OF = re.compile(
     r"^what(?:'s| is| are)\s+(?:the\s+)?(?:current\s+|latest\s+)?values?\s+of\b", re.IGNORECASE
 )
+# "What is the current ApproximateAgeOfOldestMessage of ...": a metric asked for by its name and "now".
+_CURRENT_OF = re.compile(
+    r"^what(?:'s| is| are)\s+(?:the\s+)?(?:current|latest|present)\s+(?=[A-Za-z_:]*[_A-Z][\w:]*\b)",
+    re.IGNORECASE,
+)
 # Asking for a judgement: a cause, a reason, what is wrong. These stay diagnoses whatever the verb.
 _JUDGEMENT = re.compile(
     r"\b(?:why|root[\s-]cause|cause[ds]?|causing|reasons?|what(?:'s| is) (?:wrong|going on|happening)|"
@@ -111,6 +116,7 @@ _LABEL = re.compile(
     r"\s*[=:]?\s*[\"'`]?([A-Za-z0-9_.:/-]+)",
     re.IGNORECASE,
 )
+_NAME_LIKE = re.compile(r"\b[A-Za-z][\w.:]*[-_\d][\w.:-]*[A-Za-z0-9]\b")
 _LABEL_NAMES = {"ns": "namespace", "hostname": "host", "environment": "env"}
 _SERVICE_PATTERNS = (
     re.compile(r"\b(?:service|app|application|job|workload|deployment)\s+[\"'`]?([A-Za-z0-9_.-]+)", re.I),
@@ -194,7 +200,8 @@ def _promql_expression(text: str) -> str | None:
             # "run this PromQL over the last hour: <expression>": the expression follows the colon.
             head, _, tail = rest.partition(":")
             rest = tail if not _PROMQL_SHAPE.search(head) else rest
-        quoted = _QUOTED.search(rest)
+        # Quoted when the quote opens it: quotes inside (`{protocol="ws"}`) are the expression's own.
+        quoted = _QUOTED.match(rest)
         expression = _first_group(quoted) if quoted else rest
         return expression.strip().rstrip("?") or None
     run = _RUN_VERB.match(text)
@@ -204,7 +211,7 @@ def _promql_expression(text: str) -> str | None:
     asked = bool(_DATA_VERB.match(text) or _VALUE_OF.match(text))
     if quoted is not None and asked and _PROMQL_SHAPE.search(_first_group(quoted)) and not _LOGS.search(text):
         return _first_group(quoted).strip()
-    value_of = _VALUE_OF.match(text)
+    value_of = _VALUE_OF.match(text) or _CURRENT_OF.match(text)
     if value_of is not None and (metric := _METRIC_NAME.search(text[value_of.end() :])):
         return metric.group(0)
     return None
@@ -213,7 +220,11 @@ def _promql_expression(text: str) -> str | None:
 def _about(text: str, expression: str) -> tuple[str, ...]:
     """The system a metric question names beside its expression ("SomeGauge for db-1")."""
     words = set(re.findall(r"[\w.:-]+", expression))
-    name = _service(text.replace(expression, " "), skip=words)
+    rest = _QUOTED.sub(" ", text.replace(expression, " "))
+    # A name-like word (a hyphen, an underscore or a digit: `orders-dlq`, `db-1`) names the system
+    # better than the first word after "of" (`of the SQS queue orders-dlq`).
+    named = [w for w in _NAME_LIKE.findall(rest) if w not in words and w.lower() not in _NOT_A_NAME]
+    name = named[0] if named else _service(rest, skip=words)
     return (name,) if name else ()
 
 

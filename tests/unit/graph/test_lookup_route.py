@@ -124,6 +124,18 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         "query_promql_instant",
         {"promql": "sum(rate(x_total[5m])) by (job)"},
     ),
+    # Quotes inside the expression are its own, not a quoted expression.
+    (
+        'Run this PromQL: open_connections{protocol="websocket"}',
+        "query_promql_instant",
+        {"promql": 'open_connections{protocol="websocket"}'},
+    ),
+    # A vendor metric asked for "now" by its name alone.
+    (
+        "What is the current ApproximateAgeOfOldestMessage of the queue orders-dlq?",
+        "query_promql_instant",
+        {"promql": "ApproximateAgeOfOldestMessage"},
+    ),
 ]
 
 # Questions that ask for a judgement, not rows: they stay diagnoses ("explain ..." a short answer).
@@ -146,6 +158,7 @@ NOT_LOOKUPS = [
     "What errors are causing the outage?",
     "Are there any problems with payment?",
     "Why did payment log errors?",
+    "What is the current status of checkout?",
 ]
 
 
@@ -185,6 +198,11 @@ def test_a_metric_named_beside_a_system_names_that_system() -> None:
         RouteRequest(query="What is the value of ReplicaLag for db-replica-1 now?", flow="CHAT")
     )
     assert "db-replica-1" in route.services
+
+
+def test_a_name_like_word_names_the_system_over_the_first_word_after_of() -> None:
+    ask = lookup_ask("What is the current ApproximateAgeOfOldestMessage of the SQS queue orders-dlq?")
+    assert ask is not None and ask.services == ("orders-dlq",)
 
 
 def test_an_aiops_scan_is_never_a_lookup() -> None:
