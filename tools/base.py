@@ -180,10 +180,11 @@ class TimeWindow:
     end: datetime
 
 
-# A level asked for, and the level label values it accepts (case-insensitive): "error" is also "err".
+# A level asked for, and the level label values it accepts (case-insensitive): "error" is also "err";
+# "info" takes syslog's "notice" too (as the journal's priorities 5..6 do): audit and platform events.
 LOG_LEVELS: Mapping[str, frozenset[str]] = {
     "debug": frozenset({"debug"}),
-    "info": frozenset({"info"}),
+    "info": frozenset({"info", "notice", "information"}),
     "warn": frozenset({"warn", "warning"}),
     "warning": frozenset({"warn", "warning"}),
     "error": frozenset({"err", "error"}),

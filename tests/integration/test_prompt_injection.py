@@ -47,6 +47,7 @@ ROUTE = {
 # The discovery round is the rule planner's (no model call): what exists in the hostile world.
 DISCOVERY = [
     ("list_alerts", "OK"),
+    ("alert_history", "UNAVAILABLE"),  # read from Prometheus, which this app has not configured
     ("list_log_streams", "OK"),
     ("list_metrics", "UNAVAILABLE"),
     ("list_runbooks", "OK"),

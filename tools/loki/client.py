@@ -20,7 +20,7 @@ _LABEL_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 # The stream label regex of each level asked for: the values of `LOG_LEVELS`, case-insensitive.
 _LEVEL_PATTERNS = {
     "debug": "(?i)debug",
-    "info": "(?i)info",
+    "info": "(?i)info(rmation)?|notice",
     "warn": "(?i)warn(ing)?",
     "warning": "(?i)warn(ing)?",
     "error": "(?i)err(or)?",

@@ -23,6 +23,9 @@ def number(value: float) -> str:
     return f"{value:.4g}"
 
 
+_QUOTED_HEAD = 12  # a slice's text before an inner double quote that is worth quoting alone
+
+
 def quote(text: str, most: int = MAX_QUOTE) -> str:
     """A verbatim slice of a log line, cut at a word boundary so it stays a substring of the evidence.
 
@@ -32,12 +35,30 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
     """
     text = " ".join(text.split())
     if len(text) <= most:
-        return text
+        return text if _pairs_up(text) else _paired(text)
     _, separator, tail = text.rpartition("; ")
     if separator and 3 <= len(tail) <= most * 2 // 3 and '"' not in tail:
-        head = text[: most - len(tail) - len(_GAP)].rsplit(" ", 1)[0]
+        head = _paired(text[: most - len(tail) - len(_GAP)].rsplit(" ", 1)[0])
         return f"{head}{_GAP}{tail}"
-    return text[:most].rsplit(" ", 1)[0]
+    return _paired(text[:most].rsplit(" ", 1)[0])
+
+
+def _pairs_up(text: str) -> bool:
+    return text.count('"') % 2 == 0 and not text.endswith('"')
+
+
+def _paired(cut: str) -> str:
+    """A slice whose double quotes keep the caller's own quotes around it pairing up: cut before its
+    first quote when what comes before says enough, else never ending on an open or a closing quote
+    (`"a="b""` would pair the last quote with the next sentence's)."""
+    if '"' not in cut:
+        return cut
+    head = cut[: cut.index('"')].rstrip()
+    if len(head) >= _QUOTED_HEAD:
+        return head
+    while not _pairs_up(cut):
+        cut = cut[: cut.rindex('"')].rstrip()
+    return cut if len(cut) >= 3 else head
 
 
 def alert_finding(service: str, groups: list[AlertGroup]) -> Finding:

@@ -37,9 +37,11 @@ MINOR_SHARE = 10  # a pattern under a tenth of the suspect's largest is a stray 
 _HOLDER_COLUMN = re.compile(r"blocking|blocker|holder|holding|lock_owner", re.IGNORECASE)
 _WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
 _MEMBER = re.compile(r"^(?P<system>[a-z][a-z0-9-]*[a-z])-\d{1,3}$")
-# An error that says the failure is on the far side of a call (a proxy's upstream, a peer, a backend).
+# An error that says the failure is on the far side of a call (a proxy's upstream, a peer, a backend,
+# the database or broker a client talks to).
 _RELAYED = re.compile(
-    r"\b(?:upstream|backend|peer|remote|dependency|downstream|(?:connecting|handshak\w*|proxying) to)\b",
+    r"\b(?:upstream|backend|peer|remote|dependency|downstream|database|sql\w*|jdbc|broker|"
+    r"(?:connecting|handshak\w*|proxying|calling) to)\b",
     re.IGNORECASE,
 )
 _SQL_FACT = re.compile(r"^(\w+)=(.+?)(?: \(\d+ of \d+ rows\))?$")
@@ -317,28 +319,41 @@ def _densest_window(troubled: Sequence[Suspect]) -> datetime:
 def _link_relayed(involved: Sequence[Suspect]) -> None:
     """A system whose errors say the failure is on the far side of a call ("certificate verify
     failed while handshaking to upstream 10.1.9.20") relays trouble: a system in the incident
-    whose own signals (alerts, moving series), without errors of its own, name the same failure
-    mode (its certificate expired) is the far side, even when the errors only give an address."""
-    sources = [s for s in involved if not s.errors and (s.alerts or s.anomalies)]
+    whose own signals (alerts, moving series, its own errors that blame no one) name the same
+    failure mode (its certificate expired) is the far side, even when the errors only give an
+    address."""
+    sources = [s for s in involved if s.alerts or s.anomalies]
     for relay in involved:
-        top = max(relay.errors, key=lambda p: p.count, default=None)
-        if top is None or top.count < MIN_PATTERN_COUNT or relay.blames:
+        patterns = sorted((p for p in relay.errors if p.count >= MIN_PATTERN_COUNT), key=lambda p: -p.count)
+        if relay.blames or not patterns:
             continue
-        text = f"{top.template} {top.example}"
+        # Its lines together: one says whom it called ("SQL Error: 1205"), another what failed there
+        # ("chosen as the deadlock victim").
+        text = " ".join(f"{p.template} {p.example}" for p in patterns)
         mode = categorize(text, changed=False)
         if not _RELAYED.search(text) or mode in GENERIC_CATEGORIES:
             continue
         for source in sources:
-            if source is not relay and categorize(_own_words(source), changed=False) == mode:
-                source.relayed_by.setdefault(relay.service, top)
+            if source is relay or _relays(source):
+                continue
+            if categorize(_own_words(source), changed=False) == mode:
+                source.relayed_by.setdefault(relay.service, patterns[0])
                 relay.blames.add(source.service)
 
 
 def _own_words(suspect: Suspect) -> str:
-    """What a system's alerts and moving series say about it, in their own words."""
+    """What a system's alerts, moving series and own errors say about it, in their own words."""
     words = [f"{g.alertname} {g.summary or ''}" for g in suspect.alerts]
     words += [a.metric for a in suspect.anomalies if _troubling(a)]
+    words += [f"{p.template} {p.example}" for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
     return " ".join(words)
+
+
+def _relays(suspect: Suspect) -> bool:
+    """Whether a system's own errors fail on the far side of a call (then it is a caller too)."""
+    return any(
+        _RELAYED.search(f"{p.template} {p.example}") for p in suspect.errors if p.count >= MIN_PATTERN_COUNT
+    )
 
 
 def _causally_linked(involved: Sequence[Suspect]) -> set[str]:

@@ -129,7 +129,11 @@ CHANGE = re.compile(
     r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|"
     r"config(?:uration)? (?:reload|refresh|change|update)\w*|changed from \S+ to \S+|"
     r"feature flag|pulled image|scaled (?:up|down) replica set|parameter group|"
-    r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*)\b",
+    r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*|"
+    # An update of settings, flags or parameters in any vendor's words ("instances.update ...
+    # settings.databaseFlags", "Updated parameter max_connections to 120").
+    r"(?:update[ds]?|updating|changed|modified|applied|patched)\b.{0,160}?\b(?:settings?|flags?|parameters?)|"
+    r"(?:settings?|flags?|parameters?)\b.{0,80}?\b(?:updated|changed|modified|applied))\b",
     re.IGNORECASE,
 )
 # Infrastructure events a platform records (a managed database's event stream, an orchestrator's):
@@ -146,7 +150,8 @@ ROLLOUT = re.compile(
 )
 # A change line that edits configuration rather than releasing code (a config map, settings, flags).
 CONFIG_CHANGE = re.compile(
-    r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|env(?:ironment)? var\w*)\b",
+    r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|flags?|parameters?|"
+    r"env(?:ironment)? var\w*)\b",
     re.IGNORECASE,
 )
 # Metric names whose rise means trouble (a traffic rise alone is not an incident). Storage words
@@ -190,7 +195,13 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "hikari",
             "connection is not available",
             "too many connections",
+            "too many open connections",
             "too many clients",
+            "connection slots",
+            "open connections",
+            "connections listener",
+            "max connections",
+            "maxconn",
             "remaining connection slots",
             "max_connections",
             "jdbc connection",
@@ -374,10 +385,13 @@ def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
             if any(word in lowered for word in DEPLOY_WORDS)
             else _best(lowered, FALLBACK_CATEGORIES)[0]
         )
-    # A change just before the trouble explains generic symptoms (timeouts, 5xx, CPU) better than
-    # they explain themselves; specific exhaustion cues (pool, memory, disk, locks) still win.
+    # A change of settings just before the trouble is its cause whatever the symptom (a lowered
+    # connection limit shows as exhausted connections); a release explains generic symptoms
+    # (timeouts, 5xx, CPU) better than they explain themselves, while specific exhaustion cues
+    # (pool, memory, disk, locks) still win over it.
+    settings = bool(CONFIG_CHANGE.search(change_text)) and not ROLLOUT.search(change_text)
+    if changed and settings:
+        return CONFIG_CATEGORY
     if changed and best in GENERIC_CATEGORIES:
-        if CONFIG_CHANGE.search(change_text) and not ROLLOUT.search(change_text):
-            return CONFIG_CATEGORY
         return DEPLOY_CATEGORY
     return best

@@ -222,3 +222,14 @@ def test_a_filling_volume_alone_reads_as_a_full_disk() -> None:
     draft = diagnose_digest(_request(Digest(anomalies=[VOLUME])))
     assert draft.root_cause is not None
     assert draft.root_cause.category == "disk_full"
+
+
+def test_a_quoted_slice_keeps_the_callers_quotes_paired() -> None:
+    """Inner double quotes never leave one open or end the slice: the guard reads quoted claims
+    between pairs of quotes, and an unpaired one would run into the next sentence."""
+    from graph.analysts.rules.findings import quote
+
+    cut = quote('instances.update principal="tf@example.iam" resource="instances/db" request.settings', 60)
+    assert cut == "instances.update principal="
+    assert quote('msg="query failed" index=books status=429') == 'msg="query failed" index=books status=429'
+    assert quote('key=a value="b"') == "key=a value="

@@ -108,3 +108,49 @@ def test_stray_lines_beside_a_surge_do_not_set_its_onset() -> None:
     assert [s.service for s in ranking.ranked] == ["ferry-db", "booking"]
     booking = ranking.ranked[1]
     assert booking.onset is not None and booking.onset.isoformat().startswith("2026-01-01T07:57")
+
+
+def test_a_clients_database_errors_point_to_the_database_failing_the_same_way() -> None:
+    """One line names whom it called ("SQL Error: 1205"), another what failed there ("deadlock
+    victim"); the database's own series and alert say deadlocks: it is the root cause."""
+    sql = _pattern("billing-api", "SQL Error: 1205, SQLState: 40001", 105, "2026-01-01T08:01:00Z", "WARN")
+    victim = _pattern(
+        "billing-api",
+        "Transaction (Process ID 71) was deadlocked on lock resources and was chosen as the deadlock victim",
+        67,
+        "2026-01-01T08:02:00Z",
+    )
+    alert = _alert("sqldb-deadlocks", "billing-db", "deadlocks above 3 per minute", "2026-01-01T08:05Z")
+    deadlocks = MetricAnomaly(
+        evidence_id="metrics-1",
+        metric="deadlocks",
+        labels={"resource_name": "billing-db"},
+        service="billing-db",
+        baseline=0.0,
+        recent=6.0,
+        peak=9.0,
+        change_at="2026-01-01T08:00:00Z",
+        direction="up",
+        ratio=1e6,
+        score=20.0,
+    )
+    draft = diagnose_digest(
+        _ask(Digest(anomalies=[deadlocks], alert_groups=[alert], log_patterns=[sql, victim]))
+    )
+    assert draft.root_cause is not None
+    assert draft.root_cause.service == "billing-db"
+    assert draft.root_cause.category == "slow_query"  # the locks tag
+
+
+def test_a_settings_update_just_before_exhaustion_is_a_configuration_cause() -> None:
+    update = _pattern(
+        "ledger-db",
+        'instances.update resource="instances/ledger-db" request.settings.databaseFlags=[{name:"limit"}]',
+        1,
+        "2026-01-01T07:58:00Z",
+        "INFO",
+    )
+    refused = _pattern("ledger-db", "FATAL: sorry, too many clients already", 40, "2026-01-01T08:00:00Z")
+    draft = diagnose_digest(_ask(Digest(log_patterns=[update, refused])))
+    assert draft.root_cause is not None and draft.root_cause.service == "ledger-db"
+    assert draft.root_cause.category == "configuration_error"
