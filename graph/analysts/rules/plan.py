@@ -33,6 +33,8 @@ _TIME_COLUMN = re.compile(r"(?:updated|modified|changed|created)(?:_at|_on)?$|_a
 
 
 MAX_EVENT_STREAMS = 3
+MAX_MENTIONED = 2
+MIN_MENTIONED_CHARS = 4  # a shorter name matches too many lines by accident
 
 
 def plan_discovery(request: PlanRequest) -> Plan:
@@ -79,7 +81,7 @@ def plan_followup(request: PlanRequest) -> Plan:
     if request.route.route != "complex":
         return Plan()
     # Round 2's errors may implicate a database only now (repeats of round 2's calls are dropped).
-    calls = introspection_calls(request) + _event_calls(request)
+    calls = introspection_calls(request) + _event_calls(request) + _mention_calls(request)
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)
         if match is None or not summary.columns:
@@ -110,6 +112,23 @@ def _event_calls(request: PlanRequest) -> list[PlannedCall]:
     ][:MAX_EVENT_STREAMS]
     window = {"window_minutes": WINDOW_MINUTES}
     return [PlannedCall(tool="query_logs", args={"service": s, "level": "info", **window}) for s in picked]
+
+
+def _mention_calls(request: PlanRequest) -> list[PlannedCall]:
+    """Lines of any stream that name the systems logging the most errors: a deploy tool's or an
+    orchestrator's events about them ("Updated image ... application=X", "Deployment/X: Scaled up
+    replica set") live in the platform's streams, not in theirs."""
+    errors: dict[str, int] = {}
+    for pattern in request.digest.log_patterns:
+        if pattern.service and (pattern.level or "").lower() in ("error", "warn"):
+            errors[pattern.service] = errors.get(pattern.service, 0) + pattern.count
+    busiest = sorted(errors, key=lambda name: -errors[name])[:MAX_MENTIONED]
+    window = {"window_minutes": WINDOW_MINUTES, "first_lines": True}
+    return [
+        PlannedCall(tool="query_logs", args={"contains": name, "level": "info", **window})
+        for name in busiest
+        if len(name) >= MIN_MENTIONED_CHARS
+    ]
 
 
 def _sql(datasource: str, statement: str) -> PlannedCall:

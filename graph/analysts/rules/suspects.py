@@ -177,6 +177,8 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
         if group.status == "firing" and not group.all_muted and (s := of(group.service)) is not None:
             s.alerts.append(group)
     for pattern in digest.log_patterns:
+        of(pattern.service)  # every stream's system first: a line may be about one listed later
+    for pattern in digest.log_patterns:
         if (s := of(pattern.service)) is None:
             continue
         level = (pattern.level or "").lower()
@@ -184,7 +186,17 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
             s.errors.append(pattern)
         text = f"{pattern.template} {pattern.example}"
         if CHANGE.search(text) or EVENT.search(text):
-            s.changes.append(pattern)
+            # A platform's event about another system (a deploy tool's "application=X", an
+            # orchestrator's "Deployment/X") is a change to that system, not to the platform.
+            named = [
+                other
+                for name, other in suspects.items()
+                if len(name) >= 3
+                and not _related_names(name, s.service)  # its own replica `db-b` is still itself
+                and mentions(text.lower(), name.lower())
+            ]
+            for changed in named or [s]:
+                changed.changes.append(pattern)
     _join_carriers(suspects)
     _join_members(suspects)
     _link_dependencies(suspects)
@@ -214,6 +226,10 @@ def _join_carriers(suspects: dict[str, Suspect]) -> None:
             else:
                 kept.append(group)
         lone.alerts = kept
+
+
+def _related_names(one: str, other: str) -> bool:
+    return one == other or one.startswith(f"{other}-") or other.startswith(f"{one}-")
 
 
 def _join_members(suspects: dict[str, Suspect]) -> None:

@@ -128,7 +128,7 @@ CHANGE = re.compile(
     r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?|upgrade[ds]?|rollback|"
     r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|"
     r"config(?:uration)? (?:reload|refresh|change|update)\w*|changed from \S+ to \S+|"
-    r"feature flag|pulled image|scaled (?:up|down) replica set|parameter group|"
+    r"feature flag|pulled image|updated? image|image updated|scaled (?:up|down) replica set|parameter group|"
     r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*|"
     # An update of settings, flags or parameters in any vendor's words ("instances.update ...
     # settings.databaseFlags", "Updated parameter max_connections to 120").
@@ -145,7 +145,8 @@ EVENT = re.compile(
 )
 # The strongest change lines: a rollout finished or a new version started.
 ROLLOUT = re.compile(
-    r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+|pulled image)\b",
+    r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+|pulled image|"
+    r"updated? image|image updated|new image)\b",
     re.IGNORECASE,
 )
 # A change line that edits configuration rather than releasing code (a config map, settings, flags).

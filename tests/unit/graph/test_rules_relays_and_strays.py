@@ -154,3 +154,29 @@ def test_a_settings_update_just_before_exhaustion_is_a_configuration_cause() -> 
     draft = diagnose_digest(_ask(Digest(log_patterns=[update, refused])))
     assert draft.root_cause is not None and draft.root_cause.service == "ledger-db"
     assert draft.root_cause.category == "configuration_error"
+
+
+def test_a_platforms_event_about_a_system_is_a_change_to_that_system() -> None:
+    """A deploy tool logs the rollout under its own name; the system it names changed, and its
+    errors right after make it the cause of what the question's system shows."""
+    rollout = _pattern(
+        "deployer", "Deployment/report-worker: Scaled up replica set report-worker-7b2c41 to 3", 4,
+        "2026-01-01T07:41:00Z", "INFO",
+    )  # fmt: skip
+    failing = _pattern(
+        "report-worker", "Task render_report raised unexpected: KeyError('unit')", 200, "2026-01-01T07:41:46Z"
+    )
+    overdue = _pattern("portal", "report overdue waiting_for=39m", 18, "2026-01-01T08:03:17Z", "WARN")
+    request = DiagnoseRequest(
+        route=Route(
+            route="complex",
+            resolved_query="reports stopped at 07:45; portal shows them pending. What happened?",
+        ),
+        evidence=[],
+        digest=Digest(log_patterns=[rollout, failing, overdue]),
+        now="2026-01-01T08:30:00Z",
+    )
+    draft = diagnose_digest(request)
+    assert draft.root_cause is not None
+    assert draft.root_cause.service == "report-worker"
+    assert draft.root_cause.category == "bad_deploy"
