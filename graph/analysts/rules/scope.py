@@ -8,6 +8,7 @@ incident: named and set aside, never blamed for S's alert.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -32,6 +33,9 @@ def scoped_service(
     if digest is not None:
         named += _owners_named(question, digest)
     named = list(dict.fromkeys(named))
+    if len(named) > 1 and (asked := _ASKED_ABOUT.search(question)):
+        # "Kafka brokers lose their sessions: what is wrong with the ZooKeeper side?" asks about one.
+        named = [name for name in named if name.lower() == asked.group(1).lower()] or named
     return named[0] if len(named) == 1 else None
 
 
@@ -61,6 +65,12 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
 def _member_of(term: str, name: str) -> bool:
     """`web-2` of `web`, a pod of its workload: a numbered or generated member, not a sibling."""
     return workload_of_pod(term) == name or (term.startswith(f"{name}-") and term[len(name) + 1 :].isdigit())
+
+
+_ASKED_ABOUT = re.compile(
+    r"\b(?:wrong|going on|happening|the (?:issue|problem|matter)) with (?:the |our |my )?([\w.-]+)",
+    re.IGNORECASE,
+)
 
 
 def _owners_named(question: str, digest: Digest) -> list[str]:
@@ -155,7 +165,12 @@ def _carrier(target: str, suspects: Iterable[Suspect]) -> Suspect | None:
         if any(name in {v.lower() for v in g.labels.values()} for g in suspect.alerts)
         or any(name in {v.lower() for v in a.labels.values()} for a in suspect.anomalies)
     ]
-    return carriers[0] if len(carriers) == 1 else None
+    if len(carriers) > 1:
+        # Several members of what the question names (an exporter job's instances): the one in the
+        # most trouble, when one stands out.
+        carriers.sort(key=lambda s: -s.score)
+        return carriers[0] if carriers[0].score > carriers[1].score else None
+    return carriers[0] if carriers else None
 
 
 def _causes(scoped: Suspect, everyone: dict[str, Suspect], digest: Digest) -> dict[str, int]:

@@ -8,7 +8,7 @@ it. Services whose signals fall outside the window, or have no causal link to it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -164,7 +164,8 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
     # Systems something else names (a firing alert, their own logs): an exporter's series about them
     # belong to them, not to the exporter's job.
     alerted = {g.service for g in digest.alert_groups if g.service}
-    alerted |= {p.service for p in digest.log_patterns if p.service}
+    streams = {p.service for p in digest.log_patterns if p.service}
+    alerted |= streams
     for anomaly in digest.anomalies:
         if stack is not None and (
             stack.owns(_read_metric(anomaly.metric)) or anomaly.labels.get("job") in jobs
@@ -174,7 +175,10 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
             s.anomalies.append(anomaly)
     for group in digest.alert_groups:
         # A group Alertmanager holds wholly silenced or inhibited is known and muted, not new trouble.
-        if group.status == "firing" and not group.all_muted and (s := of(group.service)) is not None:
+        # An exporter job's alert on one instance is that instance's, when the instance logs under
+        # its own name (`job=zookeeper instance=zk-2:7000` and zk-2's log stream).
+        system = _named_instance(group.labels, streams, group.service) or group.service
+        if group.status == "firing" and not group.all_muted and (s := of(system)) is not None:
             s.alerts.append(group)
     for pattern in digest.log_patterns:
         of(pattern.service)  # every stream's system first: a line may be about one listed later
@@ -200,6 +204,7 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
     _join_carriers(suspects)
     _join_members(suspects)
     _link_dependencies(suspects)
+    _blame_job_members(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects
 
@@ -228,6 +233,31 @@ def _join_carriers(suspects: dict[str, Suspect]) -> None:
         lone.alerts = kept
 
 
+def _blame_job_members(suspects: dict[str, Suspect]) -> None:
+    """Errors that name an exporter job ("session to coordinator timed out") blame its one member in
+    trouble (the instance whose series and alerts carry `job=coordinator`), when the job itself is
+    only a name: the member is what failed."""
+    for name, job in list(suspects.items()):
+        if not job.blamed_by or job.anomalies or job.alerts or job.errors or job.changes:
+            continue
+        members = [
+            s
+            for s in suspects.values()
+            if s is not job
+            and (
+                any(a.labels.get("job") == name for a in s.anomalies)
+                or any(g.labels.get("job") == name for g in s.alerts)
+            )
+        ]
+        if len(members) != 1:
+            continue
+        member = members[0]
+        for caller, pattern in job.blamed_by.items():
+            member.blamed_by.setdefault(caller, pattern)
+            suspects[caller].blames = (suspects[caller].blames - {name}) | {member.service}
+        del suspects[name]
+
+
 def _related_names(one: str, other: str) -> bool:
     return one == other or one.startswith(f"{other}-") or other.startswith(f"{one}-")
 
@@ -245,6 +275,17 @@ def _join_members(suspects: dict[str, Suspect]) -> None:
         whole.errors += member.errors
         whole.changes += member.changes
         whole.alerts += member.alerts
+
+
+def _named_instance(labels: Mapping[str, str], streams: set[str], service: str | None) -> str | None:
+    """The log stream an alert's instance is (its host, port dropped), when it is not the alert's
+    own system already."""
+    for key in ("instance", "host", "server"):
+        value = labels.get(key) or ""
+        for name in (value, value.rsplit(":", 1)[0]):
+            if name and name in streams and name != service:
+                return name
+    return None
 
 
 def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:
@@ -302,12 +343,15 @@ def _link_sql_holders(suspects: dict[str, Suspect], results: Sequence[SqlSummary
 
 
 def _link_dependencies(suspects: dict[str, Suspect]) -> None:
-    """A service whose error lines name another known service points to it as upstream."""
+    """A service whose error lines name another known service points to it as upstream; never the
+    exporter job its own series belong to (a broker's "[Kafka server] ..." names its own product)."""
     for suspect in suspects.values():
+        own_jobs = {a.labels.get("job") for a in suspect.anomalies}
+        own_jobs |= {g.labels.get("job") for g in suspect.alerts}
         for pattern in suspect.errors:
             text = f"{pattern.template} {pattern.example}".lower()
             for other in suspects:
-                if other != suspect.service and mentions(text, other):
+                if other != suspect.service and other not in own_jobs and mentions(text, other):
                     suspects[other].blamed_by.setdefault(suspect.service, pattern)
                     suspect.blames.add(other)
 

@@ -290,7 +290,18 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ("crashloop", ("crashloop", "crash loop", "back-off restarting", "liveness probe", "exit code")),
     (
         "disk-io",
-        ("iops", "iowait", "io wait", "disk latency", "read latency", "write latency", "io time", "diskio"),
+        (
+            "iops",
+            "iowait",
+            "io wait",
+            "disk latency",
+            "read latency",
+            "write latency",
+            "io time",
+            "diskio",
+            "fsync",
+            "nvme",
+        ),
     ),
     (
         "saturation",

@@ -180,3 +180,76 @@ def test_a_platforms_event_about_a_system_is_a_change_to_that_system() -> None:
     assert draft.root_cause is not None
     assert draft.root_cause.service == "report-worker"
     assert draft.root_cause.category == "bad_deploy"
+
+
+def _zk_anomaly(host: str) -> MetricAnomaly:
+    return MetricAnomaly(
+        evidence_id="metrics-1",
+        metric="avg_latency",
+        labels={"job": "coordinator", "instance": f"{host}:7000"},
+        service=host,
+        baseline=0.5,
+        recent=120.0,
+        peak=130.0,
+        change_at="2026-01-01T08:00:00Z",
+        direction="up",
+        ratio=240.0,
+        score=30.0,
+    )
+
+
+def test_an_exporter_jobs_alert_on_one_instance_is_that_instances_and_a_question_picks_its_side() -> None:
+    """`job=coordinator instance=coord-2:7000` fires; coord-2 logs slow fsyncs under its own name.
+    Brokers whose own product name is in their errors do not blame their own job, and "what is wrong
+    with the coordinator side?" is answered with the coordinator in trouble."""
+    alert = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="CoordinatorLatencyHigh",
+        service="coordinator",
+        severity="warning",
+        status="firing",
+        count=1,
+        instances=["coord-2:7000"],
+        first_started="2026-01-01T08:02:00Z",
+        summary="avg_latency on coord-2:7000 is 95 ms",
+        labels={"alertname": "CoordinatorLatencyHigh", "job": "coordinator", "instance": "coord-2:7000"},
+    )
+    fsync = _pattern(
+        "coord-2", "fsync-ing the write ahead log took 4025ms", 90, "2026-01-01T08:00:30Z", "WARN"
+    )
+    broker_errors = _pattern(
+        "broker-1", "[Client broker] session to coordinator timed out", 10, "2026-01-01T08:05:00Z"
+    )
+    broker_alert = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="BrokerSessionExpiries",
+        service="broker",
+        severity="page",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T08:09:00Z",
+        summary="brokers expire coordinator sessions",
+        labels={"alertname": "BrokerSessionExpiries", "job": "broker"},
+    )
+    digest = Digest(
+        anomalies=[_zk_anomaly("coord-2")],
+        alert_groups=[alert, broker_alert],
+        log_patterns=[fsync, broker_errors],
+    )
+    ranking = rank_suspects(digest)
+    coord = next(s for s in ranking.ranked if s.service == "coord-2")
+    assert [g.alertname for g in coord.alerts] == ["CoordinatorLatencyHigh"]
+    request = DiagnoseRequest(
+        route=Route(
+            route="complex",
+            resolved_query="Brokers keep losing sessions. What is wrong with the coordinator side?",
+        ),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T08:30:00Z",
+        services=["coordinator", "broker", "coord-2", "broker-1"],
+    )
+    draft = diagnose_digest(request)
+    assert draft.root_cause is not None and draft.root_cause.service == "coord-2"
+    assert draft.root_cause.category == "disk-io"
