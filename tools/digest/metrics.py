@@ -40,6 +40,9 @@ _RATIO_WHEN_BASELINE_ZERO = 1e6
 _ABRUPT = 0.5
 # How far toward the new level a baseline sample must be to count as having been there before.
 _SEEN_SHARE = 0.8
+# A baseline beyond the new level for at least this share of the recent part's share of time keeps
+# the same rhythm (recurring bursts), not a shift.
+_RHYTHM_SHARE = 2.0
 # A counter that had done this share of its counting this long before the newest sample stopped:
 # its rise is over.
 _SETTLED_SHARE = 0.95
@@ -183,6 +186,8 @@ def _series_anomaly(times: Floats, values: Floats, *, limits: DigestLimits) -> d
     found = _level_shift(times, values, limits=limits, floor=floor)
     if found is None:
         found = trend_onset(times, values, limits=limits, floor=floor)
+        if found is not None and _recurs(times, values, found):
+            return None  # a climb the series has made before, as far and as long: its own rhythm
     if found is None:
         return None
     return {
@@ -210,7 +215,10 @@ def _level_shift(
         return None  # explained by the baseline's own trend (a daily ramp), or opposite to it
     if abs(delta) < limits.min_relative_change * max(abs(shift.baseline), shift.scale):
         return None
-    if _seen_before(values[: shift.split], shift.baseline + _SEEN_SHARE * delta, delta, len(after)):
+    level = shift.baseline + _SEEN_SHARE * delta
+    if _seen_before(times, values, shift.split, level, delta) or _same_rhythm(
+        times, values, shift.split, level, delta
+    ):
         return None  # the series has been this far out before, for as long: its own normal range
     direction = "up" if delta > 0 else "down"
     start = _change_start(times, values, shift.split, trend, direction)
@@ -229,11 +237,40 @@ def _level_shift(
     }
 
 
-def _seen_before(baseline: Floats, level: float, delta: float, duration: int) -> bool:
-    """Whether the baseline itself reached `level` (in the shift's direction) for at least `duration`
-    samples in all: a spike that recurs (a batch every half hour) is within the series' variability."""
+def _recurs(times: Floats, values: Floats, found: Mapping[str, Any]) -> bool:
+    """Whether the series already stood where a climb took it, before the climb began."""
+    at = found.get("change_at")
+    if not isinstance(at, str):
+        return False
+    split = int(np.searchsorted(times, datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()))
+    if split <= 0 or split >= len(values):
+        return False
+    delta = float(found["recent"]) - float(found["baseline"])
+    level = float(found["baseline"]) + _SEEN_SHARE * delta
+    return _seen_before(times, values, split, level, delta)
+
+
+def _same_rhythm(times: Floats, values: Floats, split: int, level: float, delta: float) -> bool:
+    """Whether the baseline spent a like share of its time beyond `level` as the recent part did:
+    bursts that recur (a queue filled and drained every half hour) keep their rhythm after the
+    split, which a sustained shift never shows before it."""
+    spans = np.diff(times, append=times[-1] + (float(np.median(np.diff(times))) if len(times) > 1 else 0.0))
+    beyond = values >= level if delta > 0 else values <= level
+    before = float(np.sum(spans[:split][beyond[:split]])) / max(float(np.sum(spans[:split])), TINY)
+    after = float(np.sum(spans[split:][beyond[split:]])) / max(float(np.sum(spans[split:])), TINY)
+    return before > 0 and before * _RHYTHM_SHARE >= after
+
+
+def _seen_before(times: Floats, values: Floats, split: int, level: float, delta: float) -> bool:
+    """Whether the baseline (before `split`) itself reached `level` (in the shift's direction) for at
+    least as long in all as the recent part has lasted: a spike that recurs (a batch every half
+    hour) is within the series' variability. Measured in time, not samples: a thinned read keeps
+    more points where a series moves."""
+    spans = np.diff(times, append=times[-1] + (float(np.median(np.diff(times))) if len(times) > 1 else 0.0))
+    baseline = values[:split]
     reached = baseline >= level if delta > 0 else baseline <= level
-    return int(np.count_nonzero(reached)) >= max(duration, 1)
+    recent = float(np.sum(spans[split:]))
+    return float(np.sum(spans[:split][reached])) >= max(recent, float(spans[-1]))
 
 
 def _best_shift(values: Floats, *, limits: DigestLimits, floor: float) -> Shift | None:
