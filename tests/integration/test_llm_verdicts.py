@@ -105,3 +105,26 @@ async def test_a_cause_on_another_system_than_the_question_names_gives_way_to_th
     assert payload["root_cause"]["service"] == "db"  # api's errors name db; batch is not the api's cause
     draft_input = llm.requests_for("Draft")[0]["messages"][-1]["content"]
     assert '"scope":"api"' in draft_input
+
+
+async def test_a_cause_for_a_system_no_evidence_names_gives_way_to_an_inconclusive_answer(
+    llm: ScriptedLLM,
+) -> None:
+    """Asked about `db-reconciler` when only db and api speak: the model's cause is not released."""
+    invented = {
+        "summary": "Root cause: db.",
+        "verdict": "incident",
+        "root_cause": {
+            "service": "db",
+            "category": "connection_pool_exhaustion",
+            "statement": "db.",
+            "confidence": 0.6,
+        },
+        "findings": [{"statement": "ConnectionsExhausted fires on db.", "evidence_ids": ["alerts-1"]}],
+    }
+    llm.script("Plan", ToolCall(PLAN))
+    llm.script("Draft", ToolCall(invented))
+    result = await _run(llm, FakeToolbox(), "Is db-reconciler healthy? reconciliations look late")
+    payload = result.content["payload"]
+    assert payload["verdict"] == "inconclusive" and payload["root_cause"] is None
+    assert "no alert, metric series or log line names db-reconciler" in payload["summary"]

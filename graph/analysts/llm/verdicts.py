@@ -38,6 +38,8 @@ def hold_rules(model: Draft, rules: Draft, checks: dict[str, Any]) -> Draft:
         return rules  # a firing alert, trouble the rules see, or missing sources: never healthy
     if model.verdict == "incident" and model.root_cause is not None and rules.verdict == "healthy":
         return rules  # a cause named on a system whose key sources answered and show nothing abnormal
+    if model.root_cause is not None and rules.verdict == "inconclusive":
+        return rules  # a cause named where the evidence cannot say (a system nothing names, sources down)
     target = checks.get("scope")
     if target and model.root_cause is not None:
         allowed = {str(target).lower()}
