@@ -19,6 +19,7 @@ LOOKUP_TOOLS: tuple[str, ...] = (
     "read_metric",
     "query_metric",
     "list_alerts",
+    "alert_history",
     "list_targets",
     "list_rules",
     "query_mysql",

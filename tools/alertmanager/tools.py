@@ -51,6 +51,8 @@ def _about(alert: Alert, name: str, identity: IdentityLabels) -> bool:
     """The alert is about `name` under any identity label (a bare instance matches with its port)."""
     ident = identity_of(alert.labels, identity)
     values = {v for _, v in (*ident.primary, *ident.qualifiers)}
+    # Any label's value names it too (`server_name=nats-2`): the system a question asks about.
+    values |= {v for k, v in alert.labels.items() if k not in ("alertname", "severity", "alertstate")}
     instance = ident.instance or ""
     return name in values or name == ident.name or instance.rsplit(":", 1)[0] == name
 

@@ -25,6 +25,7 @@ HISTORY_MINUTES = 180
 
 class AlertHistoryArgs(ToolArgs):
     alertname: Name | None = Field(default=None, description="only this alert")
+    about: Name | None = Field(default=None, description="only alerts with this label value (a system, host)")
     window_minutes: Window | None = None
 
 
@@ -37,14 +38,14 @@ async def alert_history(ctx: ToolContext, args: AlertHistoryArgs) -> Answer:
     limit = ctx.limits.max_alerts
     series = await source.query_range(promql=promql, window=window, step_s=step_s, max_series=limit + 1)
     now = window.end.timestamp()
-    items = [_item(s, step_s, now) for s in series[:limit] if s.samples]
+    items = [_item(s, step_s, now) for s in series[:limit] if s.samples and _about(s, args.about)]
     resolved = [i for i in items if not i["firing_now"]]
     shown = "; ".join(_line(i) for i in (resolved or items)[:_SUMMARY_ITEMS])
     return Answer(
         title="Alert history",
         summary=f"{len(items)} alerts fired in the window, {len(resolved)} since resolved; {shown}",
         data={"history": items},
-        query={"promql": promql, "step_seconds": step_s, **window_query(window)},
+        query={"promql": promql, "about": args.about, "step_seconds": step_s, **window_query(window)},
         empty=not items,
         truncated=len(series) > limit,
     )
@@ -62,6 +63,15 @@ def _item(series: Series, step_s: int, now: float) -> dict[str, Any]:
             for i, (start, end) in enumerate(episodes)
         ],
     }
+
+
+def _about(series: Series, name: str | None) -> bool:
+    """Whether an alert's labels name `name` (any value but its name and state; an instance by its
+    host too)."""
+    if name is None:
+        return True
+    values = {v for k, v in series.labels.items() if k not in ("alertname", "alertstate")}
+    return name in values or name in {v.rsplit(":", 1)[0] for v in values}
 
 
 def _episodes(stamps: Sequence[float], step_s: int) -> list[tuple[float, float]]:

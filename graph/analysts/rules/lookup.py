@@ -144,6 +144,12 @@ _NAMELESS_WORDS = """
     were there how many did does do has have shows""".strip()
 _NOT_A_NAME = frozenset(_NAMELESS_WORDS.split())
 _ALERTS = re.compile(r"\balerts?\b", re.IGNORECASE)
+# Alerts asked about over time, not only now: the history holds the ones that resolved.
+_PAST = re.compile(
+    r"\b(?:fired|have fired|has fired|went off|resolved|earlier|today|tonight|yesterday|last night|"
+    r"this (?:morning|afternoon|evening)|history|in the (?:last|past)\s+\d*\s*\w+|since)\b",
+    re.IGNORECASE,
+)
 _TARGETS = re.compile(r"\b(?:scrape\s+)?targets?\b", re.IGNORECASE)
 _DOWN = re.compile(r"\b(?:down|unhealthy|failing|failed|not up|unreachable)\b", re.IGNORECASE)
 _UP = re.compile(r"\b(?:are|is|that are|which are)\s+(?:up|healthy)\b", re.IGNORECASE)
@@ -276,8 +282,14 @@ def _targets(text: str) -> LookupAsk:
 def _alerts(text: str) -> LookupAsk:
     service = _service(text)
     args = {"service": service} if service else {}
-    call = PlannedCall(tool="list_alerts", args=args, purpose="lookup")
-    return LookupAsk("alerts", (call,), services=(service,) if service else ())
+    calls = [PlannedCall(tool="list_alerts", args=args, purpose="lookup")]
+    if _PAST.search(text):
+        # "Which alerts fired ... this morning?": resolved ones too, from the alert history.
+        history: dict[str, Any] = {"about": service} if service else {}
+        if (window := _window_minutes(text)) is not None:
+            history["window_minutes"] = window
+        calls.append(PlannedCall(tool="alert_history", args=history, purpose="lookup"))
+    return LookupAsk("alerts", tuple(calls), services=(service,) if service else ())
 
 
 def _logs(text: str) -> LookupAsk | None:

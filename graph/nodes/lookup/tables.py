@@ -103,6 +103,24 @@ def _alert_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
     return ["alert", "identity", "severity", "status", "since", "summary"], rows
 
 
+def _history_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
+    rows = []
+    for alert in mappings(data.get("history")):
+        labels = text_labels(alert.get("labels"))
+        episodes = mappings(alert.get("episodes"))
+        if not episodes:
+            continue
+        identity = " ".join(
+            f"{k}={v}" for k, v in sorted(labels.items()) if k not in ("alertname", "severity")
+        )
+        status = "firing" if alert.get("firing_now") else "resolved"
+        rows.append(
+            cells(labels.get("alertname"), identity, labels.get("severity"), status)
+            + cells(episodes[0].get("startsAt"), episodes[-1].get("endsAt"), len(episodes))
+        )
+    return ["alert", "identity", "severity", "status", "first fired", "last resolved", "times fired"], rows
+
+
 def _target_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
     rows = []
     for target in mappings(data.get("targets")):
@@ -136,6 +154,7 @@ READERS: Mapping[str, tuple[TableKind, Reader]] = {
     "read_metric": ("series", _series_rows),
     "query_metric": ("series", _series_rows),
     "list_alerts": ("alerts", _alert_rows),
+    "alert_history": ("alerts", _history_rows),
     "list_targets": ("targets", _target_rows),
     "list_rules": ("rules", _rule_rows),
     "query_mysql": ("rows", _sql_rows),

@@ -124,6 +124,8 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         "query_promql_instant",
         {"promql": "sum(rate(x_total[5m])) by (job)"},
     ),
+    # Alerts over time: the history holds the resolved ones, filtered by any label value.
+    ("Which alerts have fired for nats-2 this morning?", "alert_history", {"about": "nats-2"}),
     # Quotes inside the expression are its own, not a quoted expression.
     (
         'Run this PromQL: open_connections{protocol="websocket"}',

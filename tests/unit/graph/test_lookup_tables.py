@@ -171,3 +171,33 @@ def test_cells_are_checked_for_secrets_but_rows_quoting_commands_are_data() -> N
 
 def test_every_lookup_tool_has_a_reader() -> None:
     assert set(READERS) == set(LOOKUP_TOOLS)
+
+
+def test_the_alert_history_is_a_table_of_what_fired_and_resolved() -> None:
+    history = {
+        "history": [
+            {
+                "labels": {"alertname": "SlowConsumer", "server_name": "nats-2", "severity": "warning"},
+                "firing_now": False,
+                "episodes": [
+                    {"startsAt": "2031-01-01T07:10:00Z", "endsAt": "2031-01-01T07:20:00Z"},
+                    {"startsAt": "2031-01-01T08:00:00Z", "endsAt": "2031-01-01T08:05:00Z"},
+                ],
+            }
+        ]
+    }
+    answer = lookup_answer([_item("metrics-1", "alert_history", history)])
+    [table] = answer.tables
+    assert table.kind == "alerts"
+    assert table.rows == [
+        [
+            "SlowConsumer",
+            "server_name=nats-2",
+            "warning",
+            "resolved",
+            "2031-01-01T07:10:00Z",
+            "2031-01-01T08:05:00Z",
+            "2",
+        ]
+    ]
+    assert check_rows(answer, [_item("metrics-1", "alert_history", history)]) == []
