@@ -134,7 +134,14 @@ async def test_injected_instructions_in_tool_output_change_no_tool_call(
     # Exactly discovery, the scripted plan and the database's own account, which is planned whenever
     # the evidence implicates a database (the world's error lines name one; issue 21), whatever the
     # model says (lanes finish in any order).
-    planned = [("query_logs", "OK"), ("search_runbooks", "OK"), ("inspect_database", "EMPTY")]
+    # The follow-up round also reads what any stream says about the system logging the most errors
+    # (info lines naming it: a deploy tool's or an orchestrator's events about it); this world has none.
+    planned = [
+        ("query_logs", "OK"),
+        ("search_runbooks", "OK"),
+        ("inspect_database", "EMPTY"),
+        ("query_logs", "EMPTY"),
+    ]
     assert sorted(ran) == sorted([*DISCOVERY, *planned])
     assert trace["run"]["toolCallCount"] == len(DISCOVERY) + len(planned)
     # Exactly the scripted model calls: the injected text triggered no extra request. A plain
