@@ -26,7 +26,7 @@ from tools.digest.counters import (
     per_second_rates,
     rate_metric,
 )
-from tools.digest.labels import iso_from_unix, service_of
+from tools.digest.labels import iso_from_unix, parse_instant, service_of
 from tools.digest.level_shift import TINY, Floats, Shift, best_shift_among, robust_scale
 from tools.digest.limits import DigestLimits
 from tools.digest.trend import trend_onset
@@ -114,12 +114,11 @@ def _counted_before(times: Floats, grown: Floats, anomaly: Mapping[str, Any]) ->
     """Whether a rarely-moving counter counted before its increase "changed" about as often as after
     (per step, at least a third as often; more than once): then the change is its usual trickle, not
     a start."""
-    at = anomaly.get("change_at")
-    moment = datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp() if isinstance(at, str) else None
+    moment = parse_instant(anomaly.get("change_at"))
     if moment is None:
         return False
     rises = np.diff(grown) > 0
-    split = int(np.searchsorted(times[1:], moment))
+    split = int(np.searchsorted(times[1:], moment.timestamp()))
     before, after = int(np.count_nonzero(rises[:split])), int(np.count_nonzero(rises[split:]))
     if before <= 1:
         return False
@@ -239,10 +238,10 @@ def _level_shift(
 
 def _recurs(times: Floats, values: Floats, found: Mapping[str, Any]) -> bool:
     """Whether the series already stood where a climb took it, before the climb began."""
-    at = found.get("change_at")
-    if not isinstance(at, str):
+    moment = parse_instant(found.get("change_at"))
+    if moment is None:
         return False
-    split = int(np.searchsorted(times, datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()))
+    split = int(np.searchsorted(times, moment.timestamp()))
     if split <= 0 or split >= len(values):
         return False
     delta = float(found["recent"]) - float(found["baseline"])
@@ -254,11 +253,18 @@ def _same_rhythm(times: Floats, values: Floats, split: int, level: float, delta:
     """Whether the baseline spent a like share of its time beyond `level` as the recent part did:
     bursts that recur (a queue filled and drained every half hour) keep their rhythm after the
     split, which a sustained shift never shows before it."""
-    spans = np.diff(times, append=times[-1] + (float(np.median(np.diff(times))) if len(times) > 1 else 0.0))
+    spans = _spans(times)
     beyond = values >= level if delta > 0 else values <= level
     before = float(np.sum(spans[:split][beyond[:split]])) / max(float(np.sum(spans[:split])), TINY)
     after = float(np.sum(spans[split:][beyond[split:]])) / max(float(np.sum(spans[split:])), TINY)
     return before > 0 and before * _RHYTHM_SHARE >= after
+
+
+def _spans(times: Floats) -> Floats:
+    """How long each sample stands for: the gap to the next one, the last the typical gap."""
+    last = float(np.median(np.diff(times))) if len(times) > 1 else 0.0
+    spans: Floats = np.diff(times, append=times[-1] + last)
+    return spans
 
 
 def _seen_before(times: Floats, values: Floats, split: int, level: float, delta: float) -> bool:
@@ -266,7 +272,7 @@ def _seen_before(times: Floats, values: Floats, split: int, level: float, delta:
     least as long in all as the recent part has lasted: a spike that recurs (a batch every half
     hour) is within the series' variability. Measured in time, not samples: a thinned read keeps
     more points where a series moves."""
-    spans = np.diff(times, append=times[-1] + (float(np.median(np.diff(times))) if len(times) > 1 else 0.0))
+    spans = _spans(times)
     baseline = values[:split]
     reached = baseline >= level if delta > 0 else baseline <= level
     recent = float(np.sum(spans[split:]))

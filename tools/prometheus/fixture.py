@@ -31,9 +31,9 @@ from tools.prometheus import evaluator
 from tools.prometheus.selector import Selector, SelectorError, parse_selector
 from tools.prometheus.series import series_key
 from tools.world import World, WorldSeries
+from tools.world.alert_history import ALERTS_METRIC
 
 LOOKBACK_S = 300.0
-ALERTS = "ALERTS"  # the series Prometheus records firing alerts in
 # Prometheus refuses range queries above 11,000 points per series; so does the fixture.
 MAX_POINTS = 11_000
 
@@ -44,7 +44,7 @@ class PrometheusFixture:
     def __init__(self, world: World) -> None:
         self._world = world
         self._data = [
-            (metric, labels, _with_staleness(samples) if metric == ALERTS else samples)
+            (metric, labels, _with_staleness(samples) if metric == ALERTS_METRIC else samples)
             for metric, labels, samples in _one_per_identity(world.series)
         ]
 
@@ -170,13 +170,16 @@ def _one_per_identity(series: Sequence[WorldSeries]) -> list[tuple[str, Mapping[
     """One series per metric and label set, as in a TSDB: a world may write one identity's samples
     in several entries (an alert's firing episodes), which Prometheus would hold as one series."""
     merged: dict[tuple[str, tuple[tuple[str, str], ...]], tuple[str, Mapping[str, str], list[_Sample]]] = {}
+    extended: set[tuple[str, tuple[tuple[str, str], ...]]] = set()
     for item in series:
         key = (item.metric, tuple(sorted(item.labels.items())))
         if key in merged:
             merged[key][2].extend(item.samples)
-            merged[key][2].sort(key=lambda sample: sample[0])
+            extended.add(key)
         else:
             merged[key] = (item.metric, item.labels, list(item.samples))
+    for key in extended:  # each entry comes sorted; only the merged ones need it again, once
+        merged[key][2].sort(key=lambda sample: sample[0])
     return list(merged.values())
 
 

@@ -31,8 +31,7 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     focus = question_terms(request.route.resolved_query) + list(request.route.services)
     ranking, target = _ranked_in_scope(request, stack)
     question = request.route.resolved_query
-    known = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]] + list(request.services)
-    if target is None and (unseen := unseen_systems(question, known, digest)):
+    if target is None and (unseen := unseen_systems(question, _known(ranking, request), digest)):
         # Asked about a system no evidence names: nothing can be said about its health.
         return unseen_draft(request, unseen, ranking)
     if target:
@@ -89,8 +88,12 @@ def _ranked_in_scope(request: DiagnoseRequest, stack: MonitoringStack) -> tuple[
     ranking = rank_suspects(
         request.digest, focus=focus, known=request.services, stack=None if asked else stack
     )
-    named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]] + list(request.services)
-    return ranking, scoped_service(question, request.route.services, named, request.digest)
+    return ranking, scoped_service(question, request.route.services, _known(ranking, request), request.digest)
+
+
+def _known(ranking: Ranking, request: DiagnoseRequest) -> list[str]:
+    """Every system the ranking or discovery knows by name."""
+    return [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]] + list(request.services)
 
 
 def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Finding]:

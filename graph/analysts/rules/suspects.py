@@ -192,12 +192,13 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
         if CHANGE.search(text) or EVENT.search(text):
             # A platform's event about another system (a deploy tool's "application=X", an
             # orchestrator's "Deployment/X") is a change to that system, not to the platform.
+            lowered = text.lower()
             named = [
                 other
                 for name, other in suspects.items()
                 if len(name) >= 3
                 and not _related_names(name, s.service)  # its own replica `db-b` is still itself
-                and mentions(text.lower(), name.lower())
+                and mentions(lowered, name.lower())
             ]
             for changed in named or [s]:
                 changed.changes.append(pattern)
@@ -280,24 +281,25 @@ def _join_members(suspects: dict[str, Suspect]) -> None:
 def _named_instance(labels: Mapping[str, str], streams: set[str], service: str | None) -> str | None:
     """The log stream an alert's instance is (its host, port dropped), when it is not the alert's
     own system already."""
-    for key in ("instance", "host", "server"):
-        value = labels.get(key) or ""
-        for name in (value, value.rsplit(":", 1)[0]):
-            if name and name in streams and name != service:
-                return name
-    return None
+    return _named_by(labels, ("instance", "host", "server"), streams, service)
 
 
 def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:
     """The anomaly's system: the one an alert or a log stream names by the series' workload or host,
     when one does (an exporter's `job=db-exporter instance=db-0` series is about the `db-0` an alert
     fires on; a `job=state-exporter deployment=web` series about `web`)."""
-    for key in ("deployment", "statefulset", "daemonset", "instance", "server", "host"):
-        value = anomaly.labels.get(key) or ""
+    keys = ("deployment", "statefulset", "daemonset", "instance", "server", "host")
+    return _named_by(anomaly.labels, keys, alerted, anomaly.service) or anomaly.service
+
+
+def _named_by(labels: Mapping[str, str], keys: Sequence[str], names: set[str], own: str | None) -> str | None:
+    """The first of `names` a label of `keys` holds (a host with or without its port), other than `own`."""
+    for key in keys:
+        value = labels.get(key) or ""
         for name in (value, value.rsplit(":", 1)[0]):
-            if name and name in alerted and name != anomaly.service:
+            if name and name in names and name != own:
                 return name
-    return anomaly.service
+    return None
 
 
 def _read_metric(metric: str) -> str:
@@ -382,7 +384,13 @@ def _link_relayed(involved: Sequence[Suspect]) -> None:
     whose own signals (alerts, moving series, its own errors that blame no one) name the same
     failure mode (its certificate expired) is the far side, even when the errors only give an
     address."""
-    sources = [s for s in involved if s.alerts or s.anomalies]
+    # The far sides: systems with signals of their own that are not callers themselves, each with
+    # the failure mode its own words name (read once, not once per caller).
+    modes = {
+        s.service: categorize(_own_words(s), changed=False)
+        for s in involved
+        if (s.alerts or s.anomalies) and not _relays(s)
+    }
     for relay in involved:
         patterns = sorted((p for p in relay.errors if p.count >= MIN_PATTERN_COUNT), key=lambda p: -p.count)
         if relay.blames or not patterns:
@@ -393,10 +401,8 @@ def _link_relayed(involved: Sequence[Suspect]) -> None:
         mode = categorize(text, changed=False)
         if not _RELAYED.search(text) or mode in GENERIC_CATEGORIES:
             continue
-        for source in sources:
-            if source is relay or _relays(source):
-                continue
-            if categorize(_own_words(source), changed=False) == mode:
+        for source in involved:
+            if source is not relay and modes.get(source.service) == mode:
                 source.relayed_by.setdefault(relay.service, patterns[0])
                 relay.blames.add(source.service)
 

@@ -159,7 +159,8 @@ def _alert_unexplained(
         + f"; its cause is not established: {looked} showed no anomaly, error pattern or change "
         "that explains it."
     )
-    if first.episodes >= FLAPPING_EPISODES:
+    flapping = first.episodes >= FLAPPING_EPISODES
+    if flapping:
         statement += (
             f" It has fired {first.episodes} times in the last hours: a rule that flaps, more likely "
             "noise than a new incident."
@@ -173,7 +174,7 @@ def _alert_unexplained(
         findings=[
             say.alert_finding(where, list(groups)),
             *([_calm(checked)] if checked else []),
-            *([_flapping_finding(first)] if first.episodes >= FLAPPING_EPISODES else []),
+            *([_flapping_finding(first)] if flapping else []),
         ],
         recommendations=[
             Recommendation(
