@@ -93,7 +93,7 @@ def load_world(path: str | Path, *, limits: WorldLimits | None = None) -> World:
         description=info.description,
         now=now,
         alerts=tuple(alerts),
-        series=(*series, *alert_series(alerts, series, now)),
+        series=(*series, *alert_series(alerts, series, now, max_series=limits.max_series - len(series))),
         logs=tuple(logs),
         scenarios=tuple(scenarios),
         sql_scripts=_listing(root / "sql", "*.sql", limits.max_sql_scripts),

@@ -134,9 +134,7 @@ def test_log_labels_are_service_level_and_other_scalars(tmp_path: Path) -> None:
         ("scenarios.yaml", "- question: no id\n", "scenarios.yaml: 0.id"),
     ],
 )
-def test_bad_data_is_reported_with_its_file(
-    tmp_path: Path, file: str, content: str, problem: str
-) -> None:
+def test_bad_data_is_reported_with_its_file(tmp_path: Path, file: str, content: str, problem: str) -> None:
     (tmp_path / file).write_text(content)
 
     with pytest.raises(WorldError) as raised:
@@ -163,3 +161,21 @@ def test_too_many_log_lines_are_refused(tmp_path: Path) -> None:
 def test_a_missing_directory_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(WorldError, match="not a directory"):
         load_world(tmp_path / "nowhere")
+
+
+def test_the_alert_history_a_world_is_served_is_bounded(tmp_path: Path) -> None:
+    """Each alert's `ALERTS` series keeps its newest week of evaluations (a year-old alert reaches
+    now), and the synthesized series stay within the world's series cap."""
+    old = {"labels": {"alertname": "Ancient"}, "startsAt": "2023-05-01T12:00:00Z", "status": "firing"}
+    many = [
+        {"labels": {"alertname": f"A{n}"}, "startsAt": "2024-05-01T11:00:00Z", "status": "firing"}
+        for n in range(10)
+    ]
+    world = load_world(
+        write_world(tmp_path, name="w", now=NOW, alerts=[old, *many]), limits=WorldLimits(max_series=4)
+    )
+    history = [s for s in world.series if s.metric == "ALERTS"]
+    assert len(history) == 4
+    ancient = history[0]
+    assert len(ancient.samples) == 10_080
+    assert ancient.samples[-1][0] >= NOW.timestamp() - 60
