@@ -79,8 +79,16 @@ def test_every_question_gets_a_terminal_answer(report: LabReport) -> None:
 def test_every_fault_question_names_its_culprit(report: LabReport) -> None:
     asked = [row for row in report.rows if row.expects_cause]
     assert len(asked) >= len(report.faults) >= 8
+    # The whole statement and the run's outcome: a miss must be diagnosable from the CI log alone.
     missed = [
-        (row.scenario, row.question, row.judgement.verdict, row.judgement.named, row.firing)
+        (
+            row.scenario,
+            row.question,
+            row.judgement.verdict,
+            row.answer.outcome,
+            row.answer.root_cause,
+            row.firing,
+        )
         for row in asked
         if row.judgement.verdict != "right"
     ]

@@ -26,6 +26,7 @@ from tools.limits import ToolLimits
 from tools.redaction import redact, redact_data
 from tools.toolbox.bounds import clip_text, masked_and_bounded
 from tools.toolbox.catalog import KEY_SOURCES, SOURCES, TOOLS, TOOLS_BY_NAME
+from tools.toolbox.live_answers import LiveAnswers
 from tools.toolbox.spec import Answer, ToolContext, ToolSpec
 
 logger = logging.getLogger(__name__)
@@ -57,6 +58,7 @@ class Toolbox:
         self._cache = cache
         # Keys are namespaced per toolbox so two toolboxes (two worlds) never share answers.
         self._namespace = uuid.uuid4().hex
+        self._live = LiveAnswers()
 
     def tool_names(self) -> list[str]:
         return [spec.name for spec in TOOLS]
@@ -137,8 +139,15 @@ class Toolbox:
         scope = run.run_key if spec.source in _LIVE_STATE or tool in _LIVE_TOOLS else None
         key = json.dumps([self._namespace, tool, query, principal, scope], sort_keys=True)
         evidence_id = run.reserve(spec.source)  # before the await: ids follow the plan order
-        outcome = await self._cache.get_or_compute(key, lambda: self._compute(spec, parsed, query, principal))
-        return run.record(outcome, evidence_id)
+
+        async def compute() -> ToolOutcome:
+            outcome = await self._compute(spec, parsed, query, principal)
+            if scope is None:
+                return outcome
+            # Before the cache keeps it: a run's entry holds the shared data, not its own copy.
+            return self._live.shared(json.dumps([tool, query, principal], sort_keys=True), outcome)
+
+        return run.record(await self._cache.get_or_compute(key, compute), evidence_id)
 
     async def _compute(
         self, spec: ToolSpec, parsed: BaseModel, query: dict[str, Any], principal: str | None

@@ -58,3 +58,18 @@ async def test_a_target_that_went_down_is_seen_by_the_next_run_not_served_from_t
     await toolbox.call("query_promql", {"promql": "up"}, _run())
     await toolbox.call("query_promql", {"promql": "up"}, _run())
     assert len([c for c in metrics.calls if c.get("promql") == "up"]) == 1
+
+
+async def test_runs_reading_unchanged_live_state_share_one_copy_of_it() -> None:
+    """Every run re-reads, but an answer equal to the latest read is held once, not once per run: a
+    storm of questions about the same firing alerts does not multiply them in memory."""
+    metrics = TargetsMetrics()
+    toolbox = Toolbox(Sources(metrics=metrics), ToolLimits(), EvidenceCache(ttl_s=30, capacity=16))
+    first = await toolbox.call("list_targets", {}, _run())
+    second = await toolbox.call("list_targets", {}, _run())
+    assert metrics.target_calls == 2
+    assert second.data is first.data
+    metrics.health_now = "down"
+    changed = await toolbox.call("list_targets", {}, _run())
+    assert changed.data is not first.data and changed.data != first.data
+    assert "down" in changed.summary
