@@ -49,10 +49,13 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
     names |= {v.lower() for a in digest.anomalies for v in a.labels.values()}
     names |= {(p.service or "").lower() for p in digest.log_patterns}
     families = {name.split("-", 1)[0] for name in names if name}
+    subjects = {term.lower() for term in _SUBJECT.findall(question) if _NAME_LIKE.search(term)}
     unseen: list[str] = []
     for term in question_terms(question):
         family, dash, _ = term.partition("-")
-        if not dash or family not in families or term in names:
+        # A name of a known family, or the name-like subject of a health question ("is
+        # quillmate-search healthy?"), however new its family is.
+        if not ((dash and family in families) or term in subjects) or term in names:
             continue
         if any(
             name.startswith(f"{term}-") or _member_of(term, name) or term in name.split(":") for name in names
@@ -66,6 +69,22 @@ def _member_of(term: str, name: str) -> bool:
     """`web-2` of `web`, a pod of its workload: a numbered or generated member, not a sibling."""
     return workload_of_pod(term) == name or (term.startswith(f"{name}-") and term[len(name) + 1 :].isdigit())
 
+
+# What a question asks the health of: "is X healthy", "what is wrong with X", "why is X slow",
+# "the status of X". Only a name-like X (a hyphen, underscore, dot or digit: `quillmate-search`) is
+# read as a system's name; a plain word ("is the database slow") may be a generic noun.
+_SUBJECT = re.compile(
+    r"\b(?:(?:why|how) (?:is|are|does|do|did|has|was) (?:the |our |my )?"
+    r"|(?:^|[.?!;,]\s*)(?:is|are|was|has) (?:the |our |my )?"
+    r"|(?:wrong|going on|happening|the (?:issue|problem|matter)) with (?:the |our |my )?"
+    r"|(?:health|status|state) of (?:the |our |my )?)([a-z][\w.-]*[a-z0-9])"
+    # ...as the subject, not an adjective ("why are long-running queries piling up?"): the end of
+    # the sentence or a state follows it.
+    r"(?=\s*(?:[?.!,;:]|$)|\s+(?:\w+(?:ing|ed)|healthy|ok|okay|up|down|slow|broken|fine|alive|fail|"
+    r"fails|crash|crashes|unhealthy|unavailable|unreachable|not|so|still|now)\b)",
+    re.IGNORECASE,
+)
+_NAME_LIKE = re.compile(r"[-_.\d]")
 
 _ASKED_ABOUT = re.compile(
     r"\b(?:wrong|going on|happening|the (?:issue|problem|matter)) with (?:the |our |my )?([\w.-]+)",

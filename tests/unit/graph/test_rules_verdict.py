@@ -141,3 +141,16 @@ def test_a_system_no_evidence_names_is_inconclusive_not_another_systems_trouble(
         _request(Digest(log_patterns=[_burst("2026-01-01T10:59:00Z")]), ANSWERED, "why is ingest-2 failing?")
     )
     assert member.verdict == "incident"
+
+
+def test_the_named_subject_of_a_health_question_is_unseen_whatever_its_family() -> None:
+    """`quillmate-search` shares no family with anything the evidence names: asked whether it is
+    healthy, the answer is that nothing about it was seen, not that it is healthy. A hyphenated
+    adjective ("long-running") is no system."""
+    quiet = Digest(log_patterns=[_burst("2026-01-01T10:20:00Z")])  # recovered: otherwise healthy
+    for question in ("Is quillmate-search healthy?", "why is quillmate-search slow since 10:00?"):
+        draft = diagnose_digest(_request(quiet, ANSWERED, question))
+        assert draft.verdict == "inconclusive", question
+        assert "quillmate-search" in draft.summary
+    adjective = diagnose_digest(_request(quiet, ANSWERED, "why are long-running queries piling up?"))
+    assert adjective.verdict == "healthy"
