@@ -92,8 +92,9 @@ def _ranked_in_scope(request: DiagnoseRequest, stack: MonitoringStack) -> tuple[
 
 
 def _known(ranking: Ranking, request: DiagnoseRequest) -> list[str]:
-    """Every system the ranking or discovery knows by name."""
-    return [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]] + list(request.services)
+    """Every system the ranking or discovery knows by name, and the bare names of namespaced ones."""
+    named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]]
+    return named + list(request.services) + list(ranking.aliases)
 
 
 def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Finding]:

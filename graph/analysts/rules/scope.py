@@ -141,7 +141,8 @@ def alert_scoped(question: str) -> bool:
 def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     """The ranking seen from `target`: its own trouble first unless evidence points past it."""
     everyone = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
-    scoped = everyone.get(target) or _carrier(target, everyone.values())
+    name = ranking.aliases.get(target, target)  # `vault` asked, `qv-vault` logging
+    scoped = everyone.get(name) or _carrier(target, everyone.values())
     if scoped is None:
         # What the question names shows no trouble to rank: other problems are listed, never
         # substituted. Errors of its own too rare to rank (one failed export) are still its trouble

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from graph.analysts.rules.aliases import namespace_aliases
 from graph.analysts.rules.vocabulary import (
     BAD_SIGNAL,
     CHANGE,
@@ -94,6 +95,7 @@ class Ranking:
     window_start: datetime | None
     unrelated: list[Suspect] = field(default_factory=list)  # a separate incident, set aside by scope
     quiet: list[Suspect] = field(default_factory=list)  # bystanders with signals only, not worth naming
+    aliases: dict[str, str] = field(default_factory=dict)  # bare name -> namespaced system (`vault`)
 
 
 def rank_suspects(
@@ -110,9 +112,10 @@ def rank_suspects(
     monitoring stack, whose jobs and own telemetry are never suspects (None: the question is about it).
     """
     suspects = _profile(digest, known, stack)
+    aliases = namespace_aliases(suspects)
     troubled = [s for s in suspects.values() if s.events()]
     if not troubled:
-        return Ranking([], [], None)
+        return Ranking([], [], None, aliases=aliases)
     start = _densest_window(troubled)
     involved: list[Suspect] = []
     herrings: list[Suspect] = []
@@ -144,7 +147,7 @@ def rank_suspects(
     for suspect in involved:
         suspect.score = _score(suspect, involved, start, focus)
     ranked = sorted(involved, key=lambda s: (-s.score, s.onset or start, s.service))
-    return Ranking(ranked, sorted(herrings, key=lambda s: s.service), start, quiet=quiet)
+    return Ranking(ranked, sorted(herrings, key=lambda s: s.service), start, quiet=quiet, aliases=aliases)
 
 
 def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None) -> dict[str, Suspect]:
@@ -204,7 +207,8 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
                 changed.changes.append(pattern)
     _join_carriers(suspects)
     _join_members(suspects)
-    _link_dependencies(suspects)
+    aliases = _join_aliases(suspects, streams)
+    _link_dependencies(suspects, aliases)
     _blame_job_members(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects
@@ -271,11 +275,14 @@ def _join_members(suspects: dict[str, Suspect]) -> None:
         whole = suspects.get(match.group("system")) if match else None
         if whole is None:
             continue
-        member = suspects.pop(name)
-        whole.anomalies += member.anomalies
-        whole.errors += member.errors
-        whole.changes += member.changes
-        whole.alerts += member.alerts
+        _absorb(whole, suspects.pop(name))
+
+
+def _absorb(whole: Suspect, part: Suspect) -> None:
+    whole.anomalies += part.anomalies
+    whole.errors += part.errors
+    whole.changes += part.changes
+    whole.alerts += part.alerts
 
 
 def _named_instance(labels: Mapping[str, str], streams: set[str], service: str | None) -> str | None:
@@ -344,18 +351,35 @@ def _link_sql_holders(suspects: dict[str, Suspect], results: Sequence[SqlSummary
                 suspects[waiter].blames.add(holder)
 
 
-def _link_dependencies(suspects: dict[str, Suspect]) -> None:
-    """A service whose error lines name another known service points to it as upstream; never the
-    exporter job its own series belong to (a broker's "[Kafka server] ..." names its own product)."""
+def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str]) -> None:
+    """A service whose error lines name another known service (by its name or its bare name) points
+    to it as upstream; never the exporter job its own series belong to (a broker's "[Kafka server]
+    ..." names its own product)."""
+    names = [(name, name) for name in suspects] + [(bare, full) for bare, full in aliases.items()]
     for suspect in suspects.values():
         own_jobs = {a.labels.get("job") for a in suspect.anomalies}
         own_jobs |= {g.labels.get("job") for g in suspect.alerts}
         for pattern in suspect.errors:
             text = f"{pattern.template} {pattern.example}".lower()
-            for other in suspects:
-                if other != suspect.service and other not in own_jobs and mentions(text, other):
+            for name, other in names:
+                if (
+                    other != suspect.service
+                    and other in suspects
+                    and not own_jobs & {name, other}
+                    and mentions(text, name)
+                ):
                     suspects[other].blamed_by.setdefault(suspect.service, pattern)
                     suspect.blames.add(other)
+
+
+def _join_aliases(suspects: dict[str, Suspect], streams: set[str]) -> dict[str, str]:
+    """A system known only by its bare name's signals (a probe's alert on `vault`) is the namespaced
+    system whose stream logs (`qv-vault`): joined, like a member. Returns the aliases."""
+    aliases = namespace_aliases(suspects)
+    for bare, full in aliases.items():
+        if bare in suspects and bare not in streams and full in suspects:
+            _absorb(suspects[full], suspects.pop(bare))
+    return aliases
 
 
 def mentions(text: str, service: str) -> bool:

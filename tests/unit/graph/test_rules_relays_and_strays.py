@@ -253,3 +253,43 @@ def test_an_exporter_jobs_alert_on_one_instance_is_that_instances_and_a_question
     draft = diagnose_digest(request)
     assert draft.root_cause is not None and draft.root_cause.service == "coord-2"
     assert draft.root_cause.category == "disk-io"
+
+
+def test_a_probes_bare_host_and_a_callers_words_are_the_namespaced_system_that_logs() -> None:
+    """`qv-` prefixes several systems: the probe's alert on `vault` and the stream `qv-vault` are one
+    system, and a caller's "vault: ..." errors point to it."""
+    probe = _alert(
+        "ProbeTLSExpiring", "vault", "certificate of https://vault:8200 expired", "2026-01-01T08:01:00Z"
+    )
+    own = _pattern(
+        "qv-vault",
+        "http: TLS handshake error from 10.0.4.7: remote error: bad certificate",
+        40,
+        "2026-01-01T08:02:00Z",
+    )
+    caller = _pattern(
+        "qv-payments", "fetch secret failed: vault: x509: certificate has expired", 90, "2026-01-01T08:03:00Z"
+    )
+    other = _pattern("qv-ledger", "slow flush", 5, "2026-01-01T06:00:00Z", level="WARN")
+    ranking = rank_suspects(Digest(alert_groups=[probe], log_patterns=[own, caller, other]))
+    assert ranking.ranked[0].service == "qv-vault"
+    assert ranking.ranked[0].alerts == [probe]
+    assert "qv-payments" in ranking.ranked[0].blamed_by
+    assert ranking.aliases["vault"] == "qv-vault"
+    draft = diagnose_digest(
+        DiagnoseRequest(
+            route=Route(route="complex", resolved_query="what is wrong with vault?"),
+            evidence=[],
+            digest=Digest(alert_groups=[probe], log_patterns=[own, caller, other]),
+            now="2026-01-01T08:30:00Z",
+        )
+    )
+    assert draft.root_cause is not None and draft.root_cause.service == "qv-vault"
+
+
+def test_a_bare_name_two_namespaces_share_stands_for_neither() -> None:
+    from graph.analysts.rules.aliases import namespace_aliases
+
+    assert namespace_aliases(["qv-vault", "qv-orders", "kx-vault", "kx-web"]) == {"orders": "qv-orders"}
+    assert namespace_aliases(["qv-vault"]) == {}  # one system is no namespace
+    assert namespace_aliases(["qv-api", "qv-db", "qv-2"]) == {}  # too short, or a member number
