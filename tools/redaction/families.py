@@ -135,7 +135,8 @@ SECRETS: tuple[Secret, ...] = (
             r"|(xox[abposr]-)[A-Za-z0-9-]{8,}|(A[KS]IA)[0-9A-Z]{16}\b)"
         ),
         _keep_prefix,
-        starts=("eyj", "sk-", "gh", "github_pat_", "xox", "akia", "asia"),
+        # `gh[pousr]_` spelled out: a bare "gh" starts "high" and "through" hundreds of times a report.
+        starts=("eyj", "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "akia", "asia"),
     ),
     # Password hashes: PostgreSQL SCRAM and md5, MySQL native, crypt-style ($2b$, $argon2id$, $6$...).
     Secret(
