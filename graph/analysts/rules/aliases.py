@@ -7,8 +7,10 @@ were never judged together.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import cache
 
 MIN_BARE_CHARS = 4  # `api`, `db`, `web`: too common to stand for one system
 
@@ -23,3 +25,17 @@ def namespace_aliases(names: Iterable[str]) -> dict[str, str]:
         if dash and heads[head] >= 2 and len(bare) >= MIN_BARE_CHARS and not bare[0].isdigit():
             found.setdefault(bare, []).append(name)
     return {bare: full[0] for bare, full in found.items() if len(full) == 1}
+
+
+def names_host(text: str, bare: str) -> bool:
+    """Whether lower-cased `text` names `bare` as a host or a client's peer: in a URL
+    (`://vault`), with a port (`vault:8200`), a domain (`vault.prod.svc`) or as a client library's
+    error prefix ("fetch failed: vault: x509 ..."). A bare name is often a word too ("edge",
+    "stock", the `edge.events` table): a plain mention is not enough."""
+    return _host_pattern(bare).search(text) is not None
+
+
+@cache
+def _host_pattern(bare: str) -> re.Pattern[str]:
+    name = re.escape(bare)
+    return re.compile(rf"(?:://|@){name}(?![\w-])|(?<![\w.-]){name}(?=:\d|: |\.[a-z0-9-]+[.:])")

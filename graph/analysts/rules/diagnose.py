@@ -92,9 +92,9 @@ def _ranked_in_scope(request: DiagnoseRequest, stack: MonitoringStack) -> tuple[
 
 
 def _known(ranking: Ranking, request: DiagnoseRequest) -> list[str]:
-    """Every system the ranking or discovery knows by name, and the bare names of namespaced ones."""
-    named = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]]
-    return named + list(request.services) + list(ranking.aliases)
+    """Every system the ranking or discovery knows by name (a bare name is often a plain word too:
+    "edge request logs" is no question about `vector-edge`)."""
+    return [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]] + list(request.services)
 
 
 def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Finding]:

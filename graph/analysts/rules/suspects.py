@@ -8,11 +8,11 @@ it. Services whose signals fall outside the window, or have no causal link to it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from graph.analysts.rules.aliases import namespace_aliases
+from graph.analysts.rules.aliases import names_host, namespace_aliases
 from graph.analysts.rules.vocabulary import (
     BAD_SIGNAL,
     CHANGE,
@@ -355,18 +355,19 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
     """A service whose error lines name another known service (by its name or its bare name) points
     to it as upstream; never the exporter job its own series belong to (a broker's "[Kafka server]
     ..." names its own product)."""
-    names = [(name, name) for name in suspects] + [(bare, full) for bare, full in aliases.items()]
+    names: list[tuple[str, str, Callable[[str, str], bool]]] = [(name, name, mentions) for name in suspects]
+    names += [(bare, full, names_host) for bare, full in aliases.items()]
     for suspect in suspects.values():
         own_jobs = {a.labels.get("job") for a in suspect.anomalies}
         own_jobs |= {g.labels.get("job") for g in suspect.alerts}
         for pattern in suspect.errors:
             text = f"{pattern.template} {pattern.example}".lower()
-            for name, other in names:
+            for name, other, named in names:
                 if (
                     other != suspect.service
                     and other in suspects
                     and not own_jobs & {name, other}
-                    and mentions(text, name)
+                    and named(text, name)
                 ):
                     suspects[other].blamed_by.setdefault(suspect.service, pattern)
                     suspect.blames.add(other)
