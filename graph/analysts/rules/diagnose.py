@@ -187,7 +187,8 @@ def _category_text(root: Suspect, ranking: Ranking) -> str:
         parts += [" ".join(summary.highlights) for summary in root.held_by_sql]
         waiters = [s for s in [*ranking.ranked, *ranking.herrings] if root.service in s.blames]
         parts += [f"{p.template} {p.example}" for s in waiters for p in s.errors]
-    return " ".join(parts)
+    # One signal a line: the category is what most signals speak of (`vocabulary.categorize`).
+    return "\n".join(part.replace("\n", " ") for part in parts)
 
 
 def _part_of(name: str, ranked: Sequence[Suspect]) -> bool:

@@ -376,20 +376,27 @@ def readable(text: str) -> str:
 
 
 def _best(text: str, vocabulary: Sequence[tuple[str, Sequence[str]]]) -> tuple[str, int]:
-    best, best_hits = UNKNOWN_CATEGORY, 0
+    """The category the most signals (lines of `text`) speak of, then the one with the most cues: a
+    logger name that spells "HikariPool" four times in one line is one signal about a pool, not
+    eight, beside three series and an alert about garbage collection."""
+    signals = text.split("\n")
+    best, best_key = UNKNOWN_CATEGORY, (0, 0)
     for category, cues in vocabulary:
         hits = sum(text.count(cue) for cue in cues)
-        if hits > best_hits:
-            best, best_hits = category, hits
-    return best, best_hits
+        key = (sum(1 for signal in signals if any(cue in signal for cue in cues)), hits)
+        if key > best_key:
+            best, best_key = category, key
+    return best, best_key[1]
 
 
 def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
-    """The category whose cues appear most often in `text`; a bare change is a deploy regression,
+    """The category the most signals of `text` (one per line) speak of; a bare change is a deploy regression,
     or a configuration error when the change lines edit configuration and ship no new version.
     Nothing specific: a latency or error-rate tag from the symptoms, else "unclassified"."""
     # Disk I/O words read as one ("disk io", "node_disk_io_time", "DiskIO"): their "disk" is no full disk.
-    lowered = _DISK_IO.sub("diskio", f"{text.lower()} {readable(text)} ")
+    lowered = "\n".join(
+        _DISK_IO.sub("diskio", f"{signal.lower()} {readable(signal)} ") for signal in text.split("\n")
+    )
     best, best_hits = _best(lowered, CATEGORIES)
     if not best_hits:
         best = (

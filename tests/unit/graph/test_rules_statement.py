@@ -65,6 +65,19 @@ def test_the_category_is_a_tag_read_from_the_signals_words(words: str, tag: str)
     assert categorize(words, changed=False) == tag
 
 
+def test_the_category_is_what_most_signals_speak_of_not_the_most_repeated_word() -> None:
+    """A pool logger's one line spells "pool" four times; three series and an alert speak of the
+    heap and garbage collection: memory."""
+    signals = [
+        "com.zaxxer.hikari.pool.HikariPool : HikariPool-1 - Thread starvation (pool housekeeper)",
+        "JvmHeapNearlyFull heap above 90% after GC",
+        "jvm_gc_overhead",
+        "jvm_memory_used_bytes",
+    ]
+    assert categorize(" ".join(signals), changed=False) == "connection_pool_exhaustion"  # counted words
+    assert categorize("\n".join(signals), changed=False) == "memory_leak"
+
+
 def test_a_crash_loop_right_after_a_rollout_is_the_deploy() -> None:
     crashing = "Back-off restarting failed container"
     assert categorize(crashing, changed=False) == "crashloop"
