@@ -36,9 +36,9 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         return unseen_draft(request, unseen, ranking)
     if target:
         ranking = scope_ranking(ranking, target, digest)
-    elif orphans := [g for g in named_alert_groups(question, digest) if not g.service]:
+    elif orphans := [g for g in named_alert_groups(question, digest) if not g.service and not g.all_muted]:
         # The question is about an alert that names no system: it is answered about that alert,
-        # never with another system's cause.
+        # never with another system's cause. One an operator silenced is known, not new trouble.
         return alert_draft(request, orphans, ranking)
     now = parse_instant(request.now)
     current = [s for s in ranking.ranked if not recovered(s, now)]

@@ -128,8 +128,14 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
     recoveries = [say.recovered_finding(s.service, p) for s in past for p in _last_errors(s)]
     resolved = [g for g in resolved_alerts(digest) if target is None or g.service == target]
     about = f"No incident found: {target} shows" if target else "No incident found:"
-    text = f"{about} no firing alerts, no metric moved beyond its own normal variability"
+    # Firing but muted by an operator (a silence with its reason) or by another alert: known, and
+    # said so, since the question may be about exactly that alert.
+    muted = [g for g in _muted_alerts(digest) if target is None or g.service == target][:2]
+    alerts = "no unmuted firing alerts" if muted else "no firing alerts"
+    text = f"{about} {alerts}, no metric moved beyond its own normal variability"
     text += ", and no error pattern is current."
+    if muted:
+        text += " " + "; ".join(_muted_phrase(g) for g in muted) + "."
     if resolved:
         text += " " + "; ".join(_resolved_phrase(g) for g in resolved[:3]) + "; nothing is abnormal now."
     if recoveries:
@@ -139,7 +145,12 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
     return Draft(
         summary=text,
         verdict="healthy",
-        findings=[_calm(checked), *[_resolved_finding(g) for g in resolved[:3]], *recoveries],
+        findings=[
+            _calm(checked),
+            *[say.alert_finding(_where(g), [g]) for g in muted],
+            *[_resolved_finding(g) for g in resolved[:3]],
+            *recoveries,
+        ],
         open_questions=_open_questions(request),
         ruled_out=[],
     )
@@ -150,7 +161,7 @@ def _alert_unexplained(
 ) -> Draft:
     """`alert X is firing on Y; its cause is not established`, with what was checked."""
     first = groups[0]
-    where = first.service or say.where_of("", first.identities, most=1) or "an unnamed target"
+    where = _where(first)
     sources = sorted({e.source for e in checked if e.source != "alerts"})
     looked = ", ".join(sources) or "no other source"
     statement = (
@@ -189,6 +200,20 @@ def resolved_alerts(digest: Digest) -> list[AlertGroup]:
     """Alerts the history shows fired in the last hours and have since resolved, latest first."""
     ended = [g for g in digest.alert_groups if g.status == "resolved" and g.ended_at and g.first_started]
     return sorted(ended, key=lambda g: g.ended_at or "", reverse=True)
+
+
+def _muted_alerts(digest: Digest) -> list[AlertGroup]:
+    return [g for g in digest.alert_groups if g.status in ("firing", "active") and g.all_muted]
+
+
+def _where(group: AlertGroup) -> str:
+    return group.service or say.where_of("", group.identities, most=1) or "an unnamed target"
+
+
+def _muted_phrase(group: AlertGroup) -> str:
+    where = f" on {group.service}" if group.service else ""
+    how = "silenced by an operator" if group.silenced else "inhibited by another alert"
+    return f"{group.alertname}{where} is firing but {how}: known, not new trouble"
 
 
 def _resolved_phrase(group: AlertGroup) -> str:

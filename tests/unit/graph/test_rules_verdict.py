@@ -154,3 +154,16 @@ def test_the_named_subject_of_a_health_question_is_unseen_whatever_its_family() 
         assert "quillmate-search" in draft.summary
     adjective = diagnose_digest(_request(quiet, ANSWERED, "why are long-running queries piling up?"))
     assert adjective.verdict == "healthy"
+
+
+def test_a_question_about_a_silenced_alert_is_answered_healthy_and_says_it_is_silenced() -> None:
+    """The alert the question names fires, but an operator silenced it: known, not new trouble. The
+    answer names it and its silence instead of "cause not established"."""
+    question = "QueueBacklogGrowing is still active. Do we have a delivery problem?"
+    draft = diagnose_digest(_request(Digest(alert_groups=[_alert(None, muted=1)]), ANSWERED, question))
+    assert draft.verdict == "healthy" and draft.root_cause is None
+    assert "no unmuted firing alerts" in draft.summary
+    assert "QueueBacklogGrowing is firing but silenced by an operator" in draft.summary
+    assert any("silenced" in f.statement and f.evidence_ids == ["alerts-1"] for f in draft.findings)
+    unmuted = diagnose_digest(_request(Digest(alert_groups=[_alert(None)]), ANSWERED, question))
+    assert unmuted.verdict == "incident"
