@@ -144,6 +144,13 @@ _NAMELESS_WORDS = """
     were there how many did does do has have shows""".strip()
 _NOT_A_NAME = frozenset(_NAMELESS_WORDS.split())
 _ALERTS = re.compile(r"\balerts?\b", re.IGNORECASE)
+# "Which Consul health checks are critical right now?": things in an alerting state are what the
+# firing alerts say, whatever the things are called.
+_WHICH_STATE = re.compile(
+    r"^(?:which|what)\s+(?:[\w.-]+\s+){1,4}(?:are|is)\s+(?:currently\s+|still\s+|now\s+)?"
+    r"(?:critical|firing|failing|unhealthy|degraded|alerting|in\s+(?:a\s+)?(?:critical|warning|failed)\s+state)\b",
+    re.IGNORECASE,
+)
 # Alerts asked about over time, not only now: the history holds the ones that resolved.
 _PAST = re.compile(
     r"\b(?:fired|have fired|has fired|went off|resolved|earlier|today|tonight|yesterday|last night|"
@@ -180,14 +187,15 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
     statement = _sql_statement(text)
     if statement is not None:
         return _sql(text, statement, datasources)
-    asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text))
+    state = _WHICH_STATE.match(text)
+    asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text) or state)
     if not asks_data:
         return None
     if _NOW.search(text) and not _LOGS.search(text) and (metric := _METRIC_NAME.search(text)):
         return _promql(text, metric.group(0), _about(text, metric.group(0)))
     if _TARGETS.search(text) and not _LOGS.search(text):
         return _targets(text)
-    if _ALERTS.search(text) and not _LOGS.search(text):
+    if (_ALERTS.search(text) or state) and not _LOGS.search(text):
         return _alerts(text)
     if _RULES_ASKED.search(text):
         kind = re.search(r"\b(alerting|recording)\b", text, re.I)

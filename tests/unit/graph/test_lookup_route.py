@@ -13,6 +13,9 @@ from graph.analysts.rules.route import confident_route, route_question
 
 # (question, tool, arguments the call must carry)
 LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
+    # Things in an alerting state, whatever they are called, are what the firing alerts say.
+    ("Which Consul health checks are critical right now?", "list_alerts", {}),
+    ("which queue consumers are currently failing?", "list_alerts", {}),
     (
         "the last 20 lines containing ERROR from api in namespace shop",
         "query_logs",
@@ -161,6 +164,7 @@ NOT_LOOKUPS = [
     "Are there any problems with payment?",
     "Why did payment log errors?",
     "What is the current status of checkout?",
+    "Which checks are critical and why?",
 ]
 
 
