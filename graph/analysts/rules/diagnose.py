@@ -14,7 +14,8 @@ from graph.analysts.rules import findings as say
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
 from graph.analysts.rules.statement import signal_phrases
-from graph.analysts.rules.suspects import Ranking, Suspect, carries, near_change, rank_suspects
+from graph.analysts.rules.suspect import Ranking, Suspect
+from graph.analysts.rules.suspects import carries, near_change, rank_suspects
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
 from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ROLLOUT, categorize
 from tools.digest.labels import parse_instant
@@ -124,6 +125,8 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
         found.append(say.blame_finding(downstream, root.service, pattern))
     for relay, pattern in sorted(root.relayed_by.items())[:2]:
         found.append(say.relay_finding(relay, pattern))
+    for later, pattern in sorted(root.followed_by.items())[:2]:
+        found.append(say.later_finding(later, pattern))
     # Session-state tables belong to the incident; a root set apart from it cites only rows naming it.
     any_state = not ranking.unrelated
     for summary in digest.sql:
@@ -144,7 +147,7 @@ def _symptom_findings(root: Suspect, ranking: Ranking, focus: Sequence[str]) -> 
         asked = suspect.service.lower() in focus or any(
             term in suspect.service.lower().replace("_", "-").split("-") for term in focus
         )
-        callers = {*root.blamed_by, *root.relayed_by}
+        callers = {*root.blamed_by, *root.relayed_by, *root.followed_by}
         if asked and suspect.errors and suspect.service not in callers:
             pattern = max(suspect.errors, key=lambda p: p.count)
             found.append((suspect.service, say.pattern_finding(suspect.service, pattern)))
@@ -203,6 +206,7 @@ def _alert_only(root: Suspect) -> bool:
         root.held_by_sql,
         root.blamed_by,
         root.relayed_by,
+        root.followed_by,
         root.precedes,
     )
     return bool(root.alerts) and not any(evidence)
@@ -227,6 +231,9 @@ def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
     if root.relayed_by:
         callers = ", ".join(sorted(root.relayed_by))
         parts.append(f"errors in {callers} fail at their upstream the same way")
+    if root.followed_by:
+        later = ", ".join(sorted(root.followed_by))
+        parts.append(f"the same kind of trouble in {later} began after it")
     if root.held_by_sql:
         sources = sorted({summary.datasource for summary in root.held_by_sql})
         parts.append(f"{', '.join(sources)} names {root.service} as the session blocking the others")
@@ -246,7 +253,7 @@ def _summary(
 ) -> str:
     # Only services a finding cites evidence for: the summary asserts nothing the findings do not.
     text = f"Root cause: {root.service} ({category.replace('_', ' ')})."
-    affected = sorted(set(root.blamed_by) | set(root.relayed_by) | set(symptoms))
+    affected = sorted(set(root.blamed_by) | set(root.relayed_by) | set(root.followed_by) | set(symptoms))
     if affected:
         text += " Also affected: " + ", ".join(affected) + "."
     if ranking.unrelated:

@@ -176,6 +176,17 @@ def relay_finding(relay: str, pattern: LogPattern) -> Finding:
     )
 
 
+def later_finding(later: str, pattern: LogPattern) -> Finding:
+    """A system whose trouble of the same kind began after the root's: its own words."""
+    return Finding(
+        statement=(
+            f'{later} shows the same kind of trouble from {pattern.first_seen}: "{quote(pattern.example)}" '
+            f"({pattern.count} lines)."
+        ),
+        evidence_ids=[pattern.evidence_id],
+    )
+
+
 def change_finding(service: str, pattern: LogPattern) -> Finding:
     return Finding(
         statement=f"{service} recorded a change shortly before the trouble began: {change_phrase(pattern)}.",

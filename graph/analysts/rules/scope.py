@@ -14,7 +14,8 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.suspects import NOT_IDENTITY, Ranking, Suspect, mentions
+from graph.analysts.rules.suspect import NOT_IDENTITY, Ranking, Suspect
+from graph.analysts.rules.suspects import mentions
 from graph.analysts.rules.vocabulary import ALERT_FOCUS, ERROR_LEVELS
 from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graph.analysts.rules import findings as say
-from graph.analysts.rules.suspects import Suspect
+from graph.analysts.rules.suspect import Suspect
 from tools.facts import AlertGroup, LogPattern, MetricAnomaly
 
 MAX_SIGNALS = 4

@@ -9,93 +9,45 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from graph.analysts.rules.aliases import names_host, namespace_aliases
+from graph.analysts.rules.links import (
+    causally_linked,
+    link_precursors,
+    link_relayed,
+    link_same_kind,
+    pointed_at_by,
+    surge_of,
+)
+from graph.analysts.rules.suspect import (
+    CLUSTER_SPAN,
+    MIN_PATTERN_COUNT,
+    NOT_IDENTITY,
+    Ranking,
+    Suspect,
+    instant,
+    troubling,
+)
 from graph.analysts.rules.vocabulary import (
-    BAD_SIGNAL,
     CHANGE,
     ERROR_LEVELS,
     EVENT,
-    GENERIC_CATEGORIES,
     SEVERE_ALERTS,
     WARN_LEVELS,
-    categorize,
-    improving,
 )
 from tools.digest.labels import name_pattern
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummary
 from tools.prometheus.discovery import MonitoringStack
 
-CLUSTER_SPAN = timedelta(minutes=30)
 CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can be its cause
-MIN_PATTERN_COUNT = 3
 BACKGROUND_SPAN = timedelta(minutes=45)
 BACKGROUND_GAP = timedelta(minutes=8)
-MINOR_SHARE = 10  # a pattern under a tenth of the suspect's largest is a stray beside its surge
 # SQL columns that name who holds a lock or blocks others, and who waits on them.
 _HOLDER_COLUMN = re.compile(r"blocking|blocker|holder|holding|lock_owner", re.IGNORECASE)
 _WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
 _MEMBER = re.compile(r"^(?P<system>[a-z][a-z0-9-]*[a-z])-\d{1,3}$")
-# An error that says the failure is on the far side of a call (a proxy's upstream, a peer, a backend,
-# the database or broker a client talks to).
-_RELAYED = re.compile(
-    r"\b(?:upstream|backend|peer|remote|dependency|downstream|database|sql\w*|jdbc|broker|"
-    r"(?:connecting|handshak\w*|proxying|calling) to)\b",
-    re.IGNORECASE,
-)
 _SQL_FACT = re.compile(r"^(\w+)=(.+?)(?: \(\d+ of \d+ rows\))?$")
-# Alert labels that say how bad, not what about.
-NOT_IDENTITY = frozenset({"alertname", "severity"})
-
-
-@dataclass(slots=True)
-class Suspect:
-    """Everything the digest says about one service."""
-
-    service: str
-    anomalies: list[MetricAnomaly] = field(default_factory=list)
-    errors: list[LogPattern] = field(default_factory=list)  # error and warning patterns
-    changes: list[LogPattern] = field(default_factory=list)  # deploy, version, config lines
-    alerts: list[AlertGroup] = field(default_factory=list)  # firing groups
-    blamed_by: dict[str, LogPattern] = field(default_factory=dict)  # other service -> its pattern
-    # Other services whose errors fail on the far side of a call the way this one's signals say it
-    # fails, without naming it (a proxy's "handshake to upstream 10.1.9.20 failed") -> their pattern.
-    relayed_by: dict[str, LogPattern] = field(default_factory=dict)
-    blames: set[str] = field(default_factory=set)
-    held_by_sql: list[SqlSummary] = field(default_factory=list)  # results naming it as the blocker
-    precedes: set[str] = field(default_factory=set)  # services whose errors began after its signals
-    onset: datetime | None = None  # earliest trouble inside the incident window
-    score: float = 0.0
-
-    def events(self) -> list[datetime]:
-        """When each piece of trouble about this service began."""
-        times = [_time(a.change_at) for a in self.anomalies if _troubling(a)]
-        times += [_time(g.first_started) for g in self.alerts]
-        # Its trouble begins with its main patterns: three stray timeouts an hour before a surge of
-        # sixty refusals began nothing (and would put the caller's onset before its cause's).
-        top = max((p.count for p in self.errors), default=0)
-        times += [
-            _time(p.first_seen)
-            for p in self.errors
-            if p.count >= MIN_PATTERN_COUNT and p.count * MINOR_SHARE >= top
-        ]
-        # Being named by another service's errors is trouble too, even without telemetry of one's own.
-        times += [_time(p.first_seen) for p in self.blamed_by.values() if p.count >= MIN_PATTERN_COUNT]
-        return sorted(t for t in times if t is not None)
-
-
-@dataclass(frozen=True, slots=True)
-class Ranking:
-    """Suspects in the incident (best first), red herrings, and the window the incident began in."""
-
-    ranked: list[Suspect]
-    herrings: list[Suspect]
-    window_start: datetime | None
-    unrelated: list[Suspect] = field(default_factory=list)  # a separate incident, set aside by scope
-    quiet: list[Suspect] = field(default_factory=list)  # bystanders with signals only, not worth naming
-    aliases: dict[str, str] = field(default_factory=dict)  # bare name -> namespaced system (`vault`)
 
 
 def rank_suspects(
@@ -133,8 +85,9 @@ def rank_suspects(
     for suspect in _changed_before(suspects.values(), involved):
         herrings = [h for h in herrings if h is not suspect]
         involved.append(suspect)
-    _link_relayed(involved)
-    linked = _causally_linked(involved) | _link_precursors(involved)
+    link_relayed(involved)
+    link_same_kind(involved)
+    linked = causally_linked(involved) | link_precursors(involved)
     # Inside the window but with nothing tying it to the others: a bystander, never the root cause
     # unless it is all there is (then its own signals are the incident).
     bystanders = [s for s in involved if s.service not in linked and _only_signals(s)]
@@ -316,7 +269,7 @@ def _read_metric(metric: str) -> str:
 
 def _background(pattern: LogPattern) -> bool:
     """A warning that trickles in over a long span (under one line per BACKGROUND_GAP) is noise."""
-    first, last = _time(pattern.first_seen), _time(pattern.last_seen)
+    first, last = instant(pattern.first_seen), instant(pattern.last_seen)
     if first is None or last is None or last - first < BACKGROUND_SPAN:
         return False
     return (last - first) / max(pattern.count, 1) > BACKGROUND_GAP
@@ -403,93 +356,15 @@ def _densest_window(troubled: Sequence[Suspect]) -> datetime:
     return best_start
 
 
-def _link_relayed(involved: Sequence[Suspect]) -> None:
-    """A system whose errors say the failure is on the far side of a call ("certificate verify
-    failed while handshaking to upstream 10.1.9.20") relays trouble: a system in the incident
-    whose own signals (alerts, moving series, its own errors that blame no one) name the same
-    failure mode (its certificate expired) is the far side, even when the errors only give an
-    address."""
-    # The far sides: systems with signals of their own that are not callers themselves, each with
-    # the failure mode its own words name (read once, not once per caller).
-    modes = {
-        s.service: categorize(_own_words(s), changed=False)
-        for s in involved
-        if (s.alerts or s.anomalies) and not _relays(s)
-    }
-    for relay in involved:
-        patterns = sorted((p for p in relay.errors if p.count >= MIN_PATTERN_COUNT), key=lambda p: -p.count)
-        if relay.blames or not patterns:
-            continue
-        # Its lines together: one says whom it called ("SQL Error: 1205"), another what failed there
-        # ("chosen as the deadlock victim").
-        text = " ".join(f"{p.template} {p.example}" for p in patterns)
-        mode = categorize(text, changed=False)
-        if not _RELAYED.search(text) or mode in GENERIC_CATEGORIES:
-            continue
-        for source in involved:
-            if source is not relay and modes.get(source.service) == mode:
-                source.relayed_by.setdefault(relay.service, patterns[0])
-                relay.blames.add(source.service)
-
-
-def _own_words(suspect: Suspect) -> str:
-    """What a system's alerts, moving series and own errors say about it, in their own words."""
-    words = [f"{g.alertname} {g.summary or ''}" for g in suspect.alerts]
-    words += [a.metric for a in suspect.anomalies if _troubling(a)]
-    words += [f"{p.template} {p.example}" for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
-    return " ".join(words)
-
-
-def _relays(suspect: Suspect) -> bool:
-    """Whether a system's own errors fail on the far side of a call (then it is a caller too)."""
-    return any(
-        _RELAYED.search(f"{p.template} {p.example}") for p in suspect.errors if p.count >= MIN_PATTERN_COUNT
-    )
-
-
-def _causally_linked(involved: Sequence[Suspect]) -> set[str]:
-    names = {s.service for s in involved}
-    linked: set[str] = set()
-    for suspect in involved:
-        related = (set(suspect.blamed_by) | set(suspect.relayed_by) | suspect.blames) & names
-        if related or suspect.errors or suspect.changes or suspect.held_by_sql:
-            linked.add(suspect.service)
-            linked |= related
-    return linked
-
-
-def _link_precursors(involved: Sequence[Suspect]) -> set[str]:
-    """Cause before effect: a service whose troubling signals began before another's errors, within
-    CLUSTER_SPAN, may explain them even when no error names it (a database whose connections filled,
-    a replica that fell behind). Both are linked; the earlier onset then ranks it first."""
-    linked: set[str] = set()
-    hurt = [(s, _surge(s)) for s in involved if any(p.count >= MIN_PATTERN_COUNT for p in s.errors)]
-    for cause in involved:
-        began = _signals_began(cause)
-        for effect, surge in hurt:
-            if effect is cause or began is None or surge is None or effect.service in cause.blames:
-                continue
-            if surge - CLUSTER_SPAN <= began < surge:
-                cause.precedes.add(effect.service)
-                linked |= {cause.service, effect.service}
-    return linked
-
-
-def _surge(suspect: Suspect) -> datetime | None:
-    """When the suspect's main symptom began: its most frequent error pattern's first line."""
-    top = max(suspect.errors, key=lambda p: p.count, default=None)
-    return _time(top.first_seen) if top is not None else None
-
-
 def _changed_before(suspects: Iterable[Suspect], involved: Sequence[Suspect]) -> list[Suspect]:
     """Systems outside the incident whose change or event lines came up to CHANGE_LEAD before the
     errors of one inside it; their onset is that change."""
-    hurt = [t for s in involved if s.errors and (t := _surge(s)) is not None]
+    hurt = [t for s in involved if s.errors and (t := surge_of(s)) is not None]
     found: list[Suspect] = []
     for suspect in suspects:
         if suspect in involved or not suspect.changes or not hurt:
             continue
-        times = sorted(t for p in suspect.changes if (t := _time(p.first_seen)) is not None)
+        times = sorted(t for p in suspect.changes if (t := instant(p.first_seen)) is not None)
         before = [t for t in times if any(onset - CHANGE_LEAD <= t < onset for onset in hurt)]
         if before:
             suspect.onset = before[0]
@@ -497,18 +372,8 @@ def _changed_before(suspects: Iterable[Suspect], involved: Sequence[Suspect]) ->
     return found
 
 
-def _signals_began(suspect: Suspect) -> datetime | None:
-    """When the suspect's own telemetry (troubling metrics, alerts, change or event lines) began to
-    show trouble."""
-    times = [_time(a.change_at) for a in suspect.anomalies if _troubling(a)]
-    times += [_time(g.first_started) for g in suspect.alerts]
-    times += [_time(p.first_seen) for p in suspect.changes]
-    found = sorted(t for t in times if t is not None)
-    return found[0] if found else None
-
-
 def _only_signals(suspect: Suspect) -> bool:
-    named = suspect.blamed_by or suspect.relayed_by or suspect.held_by_sql
+    named = suspect.blamed_by or suspect.relayed_by or suspect.followed_by or suspect.held_by_sql
     return not (suspect.errors or suspect.changes or named)
 
 
@@ -518,7 +383,7 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
     if suspect.onset is not None and onsets:
         score += 3.0 * (1 - onsets.index(suspect.onset) / max(1, len(onsets)))
     names = {s.service for s in involved}
-    score += 3.0 * len((set(suspect.blamed_by) | set(suspect.relayed_by)) & names)
+    score += 3.0 * len(pointed_at_by(suspect) & names)
     score -= 2.0 * len(suspect.blames & names)
     score += 3.0 if suspect.held_by_sql else 0.0
     if any(_near_change(p, suspect.onset or start) for p in suspect.changes):
@@ -527,7 +392,7 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
     score += 1.0 if incident_errors else 0.0
     score += 1.0 if sum(p.count for p in incident_errors) >= 50 else 0.0
     score += 1.0 if any((g.severity or "").lower() in SEVERE_ALERTS for g in suspect.alerts) else 0.0
-    score += min(3, len({a.metric for a in suspect.anomalies if _troubling(a)})) * 0.5
+    score += min(3, len({a.metric for a in suspect.anomalies if troubling(a)})) * 0.5
     score += 0.1 if suspect.service in focus else 0.0
     return round(score, 3)
 
@@ -538,26 +403,9 @@ def near_change(pattern: LogPattern, onset: datetime) -> bool:
 
 
 def _near_change(pattern: LogPattern, onset: datetime) -> bool:
-    first, last = _time(pattern.first_seen), _time(pattern.last_seen)
+    first, last = instant(pattern.first_seen), instant(pattern.last_seen)
     if first is not None and onset - CHANGE_LEAD <= first <= onset + timedelta(minutes=5):
         return True
     # A recurring change (a deploy a day) counts by its latest line too, when that line came before
     # the trouble: a later one (a rollback) is a response to it, never its cause.
     return last is not None and onset - CHANGE_LEAD <= last <= onset
-
-
-def _troubling(anomaly: MetricAnomaly) -> bool:
-    """A shift in a trouble-sounding metric, or a large shift in any metric; never a move its name
-    says is good news (free space growing back, errors falling): that is a recovery."""
-    if improving(anomaly.metric, anomaly.direction):
-        return False
-    return bool(BAD_SIGNAL.search(anomaly.metric)) or anomaly.ratio >= 5 or anomaly.ratio <= 0.2
-
-
-def _time(value: str | None) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None

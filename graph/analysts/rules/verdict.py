@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Finding, Recommendation
 from graph.analysts.rules import findings as say
-from graph.analysts.rules.suspects import Ranking, Suspect
+from graph.analysts.rules.suspect import Ranking, Suspect
 from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest, LogPattern
 

@@ -293,3 +293,26 @@ def test_a_bare_name_two_namespaces_share_stands_for_neither() -> None:
     assert namespace_aliases(["qv-vault", "qv-orders", "kx-vault", "kx-web"]) == {"orders": "qv-orders"}
     assert namespace_aliases(["qv-vault"]) == {}  # one system is no namespace
     assert namespace_aliases(["qv-api", "qv-db", "qv-2"]) == {}  # too short, or a member number
+
+
+def test_the_same_kind_of_trouble_first_in_one_system_then_in_another_points_to_the_first() -> None:
+    """The kernel's NVMe I/O errors at 09:56, then an app's slow fsyncs and deadlines at 09:57: the
+    same specific kind (disk I/O), nothing naming anyone; the device came first. A generic kind
+    (timeouts in both) links nothing."""
+    device = _pattern(
+        "kernel", "blk_update_request: I/O error, dev nvme1n1, sector <NUM>", 40, "2026-01-01T07:56:00Z"
+    )
+    app = _pattern(
+        "seats", "journal fsync slow took=4.5s", 120, "2026-01-01T07:57:00Z", level="WARN"
+    )
+    slow = _alert("SeatsLatencyHigh", "seats", "seats p99 latency above 1s", "2026-01-01T07:58:00Z")
+    ranking = rank_suspects(Digest(alert_groups=[slow], log_patterns=[device, app]))
+    assert ranking.ranked[0].service == "kernel"
+    assert ranking.ranked[0].followed_by == {"seats": app}
+    draft = diagnose_digest(_ask(Digest(alert_groups=[slow], log_patterns=[device, app])))
+    assert draft.root_cause is not None and draft.root_cause.service == "kernel"
+    assert "the same kind of trouble in seats began after it" in draft.root_cause.statement
+    assert any(f.statement.startswith("seats shows the same kind of trouble") for f in draft.findings)
+    timeouts = _pattern("kernel", "task blocked: request timed out", 40, "2026-01-01T07:56:00Z")
+    late = _pattern("seats", "request timed out after 5s", 120, "2026-01-01T07:57:00Z")
+    assert not rank_suspects(Digest(log_patterns=[timeouts, late])).ranked[0].followed_by

@@ -91,7 +91,7 @@ def test_error_lines_keep_their_place_beside_a_change_an_alert_and_two_metrics()
     """Four signals at most, and the error lines (the words that say what broke) are never the one
     cut: a second metric goes first. The change is quoted at the time of its quoted (latest) line."""
     from graph.analysts.rules.statement import signal_phrases
-    from graph.analysts.rules.suspects import Suspect
+    from graph.analysts.rules.suspect import Suspect
     from tools.facts import AlertGroup, LogPattern
 
     def line(template: str, level: str, first: str, last: str, example: str) -> LogPattern:

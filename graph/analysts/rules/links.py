@@ -1,0 +1,135 @@
+"""Links between the systems of one incident that no line names outright: a caller failing at its
+upstream the way another system fails, the same kind of trouble first in one system then in another,
+and signals that began before others' errors (cause before effect)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling
+from graph.analysts.rules.vocabulary import GENERIC_CATEGORIES, categorize
+
+# An error that says the failure is on the far side of a call (a proxy's upstream, a peer, a backend,
+# the database or broker a client talks to).
+_RELAYED = re.compile(
+    r"\b(?:upstream|backend|peer|remote|dependency|downstream|database|sql\w*|jdbc|broker|"
+    r"(?:connecting|handshak\w*|proxying|calling) to)\b",
+    re.IGNORECASE,
+)
+
+
+def link_relayed(involved: Sequence[Suspect]) -> None:
+    """A system whose errors say the failure is on the far side of a call ("certificate verify
+    failed while handshaking to upstream 10.1.9.20") relays trouble: a system in the incident
+    whose own signals (alerts, moving series, its own errors that blame no one) name the same
+    failure mode (its certificate expired) is the far side, even when the errors only give an
+    address."""
+    # The far sides: systems with signals of their own that are not callers themselves, each with
+    # the failure mode its own words name (read once, not once per caller).
+    modes = {
+        s.service: categorize(own_words(s), changed=False)
+        for s in involved
+        if (s.alerts or s.anomalies) and not relays(s)
+    }
+    for relay in involved:
+        patterns = sorted((p for p in relay.errors if p.count >= MIN_PATTERN_COUNT), key=lambda p: -p.count)
+        if relay.blames or not patterns:
+            continue
+        # Its lines together: one says whom it called ("SQL Error: 1205"), another what failed there
+        # ("chosen as the deadlock victim").
+        text = " ".join(f"{p.template} {p.example}" for p in patterns)
+        mode = categorize(text, changed=False)
+        if not _RELAYED.search(text) or mode in GENERIC_CATEGORIES:
+            continue
+        for source in involved:
+            if source is not relay and modes.get(source.service) == mode:
+                source.relayed_by.setdefault(relay.service, patterns[0])
+                relay.blames.add(source.service)
+
+
+def link_same_kind(involved: Sequence[Suspect]) -> None:
+    """Trouble of the same specific kind in two systems, one after the other, with nothing else
+    linking them: the first is upstream of the second (the kernel's NVMe I/O errors at 09:56, then
+    an app's slow fsyncs at 09:57). Generic kinds (latency, error rates) say nothing about a link."""
+    kinds = {s.service: categorize(own_words(s), changed=False) for s in involved}
+    for later in involved:
+        patterns = sorted((p for p in later.errors if p.count >= MIN_PATTERN_COUNT), key=lambda p: -p.count)
+        kind = kinds[later.service]
+        if later.blames or later.onset is None or not patterns or kind in GENERIC_CATEGORIES:
+            continue
+        for first in involved:
+            if (
+                first is not later
+                and first.onset is not None
+                and first.onset < later.onset
+                and kinds[first.service] == kind
+                and later.service not in first.blames
+            ):
+                first.followed_by.setdefault(later.service, patterns[0])
+                later.blames.add(first.service)
+
+
+def own_words(suspect: Suspect) -> str:
+    """What a system's alerts, moving series and own errors say about it, in their own words."""
+    words = [f"{g.alertname} {g.summary or ''}" for g in suspect.alerts]
+    words += [a.metric for a in suspect.anomalies if troubling(a)]
+    words += [f"{p.template} {p.example}" for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
+    return " ".join(words)
+
+
+def relays(suspect: Suspect) -> bool:
+    """Whether a system's own errors fail on the far side of a call (then it is a caller too)."""
+    return any(
+        _RELAYED.search(f"{p.template} {p.example}") for p in suspect.errors if p.count >= MIN_PATTERN_COUNT
+    )
+
+
+def causally_linked(involved: Sequence[Suspect]) -> set[str]:
+    names = {s.service for s in involved}
+    linked: set[str] = set()
+    for suspect in involved:
+        related = (pointed_at_by(suspect) | suspect.blames) & names
+        if related or suspect.errors or suspect.changes or suspect.held_by_sql:
+            linked.add(suspect.service)
+            linked |= related
+    return linked
+
+
+def pointed_at_by(suspect: Suspect) -> set[str]:
+    """Systems whose errors point to `suspect`: by name, by relaying its failure, or by following it."""
+    return set(suspect.blamed_by) | set(suspect.relayed_by) | set(suspect.followed_by)
+
+
+def link_precursors(involved: Sequence[Suspect]) -> set[str]:
+    """Cause before effect: a service whose troubling signals began before another's errors, within
+    CLUSTER_SPAN, may explain them even when no error names it (a database whose connections filled,
+    a replica that fell behind). Both are linked; the earlier onset then ranks it first."""
+    linked: set[str] = set()
+    hurt = [(s, surge_of(s)) for s in involved if any(p.count >= MIN_PATTERN_COUNT for p in s.errors)]
+    for cause in involved:
+        began = signals_began(cause)
+        for effect, surge in hurt:
+            if effect is cause or began is None or surge is None or effect.service in cause.blames:
+                continue
+            if surge - CLUSTER_SPAN <= began < surge:
+                cause.precedes.add(effect.service)
+                linked |= {cause.service, effect.service}
+    return linked
+
+
+def surge_of(suspect: Suspect) -> datetime | None:
+    """When the suspect's main symptom began: its most frequent error pattern's first line."""
+    top = max(suspect.errors, key=lambda p: p.count, default=None)
+    return instant(top.first_seen) if top is not None else None
+
+
+def signals_began(suspect: Suspect) -> datetime | None:
+    """When the suspect's own telemetry (troubling metrics, alerts, change or event lines) began to
+    show trouble."""
+    times = [instant(a.change_at) for a in suspect.anomalies if troubling(a)]
+    times += [instant(g.first_started) for g in suspect.alerts]
+    times += [instant(p.first_seen) for p in suspect.changes]
+    found = sorted(t for t in times if t is not None)
+    return found[0] if found else None
