@@ -36,6 +36,9 @@ class LogPattern:
     # The event reason a line carries beside its message (an orchestrator's `reason: OOMKilling`):
     # often the one word that names what happened.
     reason: str | None = None
+    # The one host every line came from (`host`, `hostname` or `nodename` label): a kernel or
+    # syslog stream is about that machine.
+    host: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

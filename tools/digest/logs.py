@@ -58,6 +58,10 @@ class _Cluster:
     example: str = ""
     reason: str | None = None
     levels: dict[str, int] = field(default_factory=dict)
+    hosts: set[str] = field(default_factory=set)
+
+
+_HOST_KEYS = ("host", "hostname", "nodename")
 
 
 def patterns_from(
@@ -85,6 +89,8 @@ def patterns_from(
         cluster_id = int(cluster.cluster_id)
         entry = clusters.setdefault((cluster_id, service), _Cluster(service=service, level=level))
         _record(entry, ts, message, level)
+        if host := next((labels[k] for k in _HOST_KEYS if labels.get(k)), None):
+            entry.hosts.add(host)
         if entry.reason is None:
             entry.reason = _reason_of(labels, message)
     templates = {c.cluster_id: c.get_template() for c in miner.drain.clusters}
@@ -99,6 +105,7 @@ def patterns_from(
             last_seen=iso_utc(entry.last or now),
             example=clip(entry.example, limits.example_chars),
             reason=entry.reason,
+            host=next(iter(entry.hosts)) if len(entry.hosts) == 1 else None,
         )
         for (cluster_id, _), entry in clusters.items()
     ]

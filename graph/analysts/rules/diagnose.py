@@ -221,6 +221,9 @@ def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
     to the others after them."""
     # Where exactly (instance, mountpoint, database...): an exporter's job name alone names nothing.
     where = say.where_of(root.service, [i for g in root.alerts for i in g.identities], most=1)
+    hosts = {p.host for p in root.errors if p.host and p.host != root.service}
+    if not where and len(hosts) == 1:
+        where = f"host={hosts.pop()}"  # a kernel or syslog stream: the machine its lines came from
     at = f" ({where})" if where else ""
     signals = signal_phrases(root, _decisive_changes(root, root.onset))
     parts = [f"{root.service}{at}: " + "; ".join(signals) if signals else f"{root.service}{at}"]

@@ -3,6 +3,8 @@ on the far side of a call, a numbered member of a named system, and stray lines 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from graph.analysts.base import DiagnoseRequest, Route
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.suspects import rank_suspects
@@ -302,9 +304,7 @@ def test_the_same_kind_of_trouble_first_in_one_system_then_in_another_points_to_
     device = _pattern(
         "kernel", "blk_update_request: I/O error, dev nvme1n1, sector <NUM>", 40, "2026-01-01T07:56:00Z"
     )
-    app = _pattern(
-        "seats", "journal fsync slow took=4.5s", 120, "2026-01-01T07:57:00Z", level="WARN"
-    )
+    app = _pattern("seats", "journal fsync slow took=4.5s", 120, "2026-01-01T07:57:00Z", level="WARN")
     slow = _alert("SeatsLatencyHigh", "seats", "seats p99 latency above 1s", "2026-01-01T07:58:00Z")
     ranking = rank_suspects(Digest(alert_groups=[slow], log_patterns=[device, app]))
     assert ranking.ranked[0].service == "kernel"
@@ -312,6 +312,9 @@ def test_the_same_kind_of_trouble_first_in_one_system_then_in_another_points_to_
     draft = diagnose_digest(_ask(Digest(alert_groups=[slow], log_patterns=[device, app])))
     assert draft.root_cause is not None and draft.root_cause.service == "kernel"
     assert "the same kind of trouble in seats began after it" in draft.root_cause.statement
+    with_host = replace(device, host="nc-7")
+    hosted = diagnose_digest(_ask(Digest(alert_groups=[slow], log_patterns=[with_host, app])))
+    assert hosted.root_cause is not None and hosted.root_cause.statement.startswith("kernel (host=nc-7): ")
     assert any(f.statement.startswith("seats shows the same kind of trouble") for f in draft.findings)
     timeouts = _pattern("kernel", "task blocked: request timed out", 40, "2026-01-01T07:56:00Z")
     late = _pattern("seats", "request timed out after 5s", 120, "2026-01-01T07:57:00Z")

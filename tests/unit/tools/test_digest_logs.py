@@ -96,3 +96,19 @@ def test_an_events_reason_beside_its_message_is_kept_with_the_pattern() -> None:
     by_example = {p.example: p.reason for p in patterns}
     assert by_example["Memory cgroup out of memory: Killed process 2213 (python3)"] == "OOMKilling"
     assert by_example["Started container scorer"] is None  # the message already says it
+
+
+def test_a_pattern_keeps_the_one_host_its_lines_came_from() -> None:
+    """A kernel stream is about a machine: the host every line names is kept, and none when the
+    lines came from several hosts."""
+    one = [
+        _line(10 - i, f"nvme nvme1: I/O {i} QID 3 timeout, aborting", app="kernel", host="nc-7")
+        for i in range(3)
+    ]
+    [pattern] = build_digest([_logs(one)], now=NOW).log_patterns
+    assert pattern.host == "nc-7"
+    mixed = [
+        _line(10 - i, f"nvme nvme1: I/O {i} QID 3 timeout", app="kernel", host=f"nc-{i}") for i in range(3)
+    ]
+    [pattern] = build_digest([_logs(mixed)], now=NOW).log_patterns
+    assert pattern.host is None
