@@ -50,6 +50,9 @@ class RunEvidence:
     principal: str | None = None
     # Tells runs apart in the shared cache: live state (alerts) is shared only within one run.
     run_key: str = field(default_factory=lambda: uuid.uuid4().hex)
+    # When the run made its first call, on the shared cache's clock (`EvidenceCache.now`): answers
+    # computed well before it are not served to it.
+    opened_at: float | None = None
     _items: dict[str, Evidence | None] = field(default_factory=dict)
     _counters: dict[EvidenceSource, int] = field(default_factory=dict)
     _total_bytes: int = 0
@@ -114,6 +117,12 @@ def _outcome_fields(outcome: ToolOutcome) -> dict[str, Any]:
     }
 
 
+# Runs that open within this of each other share answers (a storm of identical questions); a question
+# asked later reads the sources again, so it never misses lines written after an earlier question read
+# (an error that began four seconds before it was asked).
+FRESH_SLACK_S = 1.0
+
+
 class EvidenceCache:
     """TTL + capacity LRU of outcomes, with single-flight: concurrent identical keys share one call.
 
@@ -137,9 +146,15 @@ class EvidenceCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    async def get_or_compute(self, key: str, compute: Callable[[], Awaitable[ToolOutcome]]) -> ToolOutcome:
-        """Return the cached outcome for `key`, join a call in flight, or start one."""
-        cached = self._lookup(key)
+    def now(self) -> float:
+        return self._clock()
+
+    async def get_or_compute(
+        self, key: str, compute: Callable[[], Awaitable[ToolOutcome]], *, fresh_since: float | None = None
+    ) -> ToolOutcome:
+        """Return the cached outcome for `key` (when computed at or after `fresh_since`), join a call
+        in flight, or start one."""
+        cached = self._lookup(key, fresh_since)
         if cached is not None:
             return cached
         task = self._in_flight.get(key)
@@ -150,7 +165,7 @@ class EvidenceCache:
         # Shielded: one cancelled run must not cancel the call other runs are waiting on.
         return await asyncio.shield(task)
 
-    def _lookup(self, key: str) -> ToolOutcome | None:
+    def _lookup(self, key: str, fresh_since: float | None) -> ToolOutcome | None:
         entry = self._entries.get(key)
         if entry is None:
             return None
@@ -158,6 +173,8 @@ class EvidenceCache:
         if self._clock() >= expires_at:
             del self._entries[key]
             return None
+        if fresh_since is not None and expires_at - self._ttl_s < fresh_since:
+            return None  # older than the asking run: read again (the newer answer replaces it)
         self._entries.move_to_end(key)
         return outcome
 

@@ -21,7 +21,7 @@ from tools.base import (
     SourceHealth,
     Sources,
 )
-from tools.evidence_store import EvidenceCache, RunEvidence, ToolOutcome
+from tools.evidence_store import FRESH_SLACK_S, EvidenceCache, RunEvidence, ToolOutcome
 from tools.limits import ToolLimits
 from tools.redaction import redact, redact_data
 from tools.toolbox.bounds import clip_text, masked_and_bounded
@@ -147,7 +147,12 @@ class Toolbox:
             # Before the cache keeps it: a run's entry holds the shared data, not its own copy.
             return self._live.shared(json.dumps([tool, query, principal], sort_keys=True), outcome)
 
-        return run.record(await self._cache.get_or_compute(key, compute), evidence_id)
+        if run.opened_at is None:
+            run.opened_at = self._cache.now()
+        fresh_since = run.opened_at - FRESH_SLACK_S
+        return run.record(
+            await self._cache.get_or_compute(key, compute, fresh_since=fresh_since), evidence_id
+        )
 
     async def _compute(
         self, spec: ToolSpec, parsed: BaseModel, query: dict[str, Any], principal: str | None

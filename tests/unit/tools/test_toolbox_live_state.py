@@ -73,3 +73,28 @@ async def test_runs_reading_unchanged_live_state_share_one_copy_of_it() -> None:
     changed = await toolbox.call("list_targets", {}, _run())
     assert changed.data is not first.data and changed.data != first.data
     assert "down" in changed.summary
+
+
+async def test_a_later_question_reads_again_and_questions_asked_together_share() -> None:
+    """An answer computed before a run opened (past the slack) is not served to it: a question asked
+    four seconds after another must see the error lines written in between. Runs that open within
+    the slack of each other (a storm of one question) still share one read."""
+    now = [100.0]
+    metrics = TargetsMetrics()
+    cache = EvidenceCache(ttl_s=30, capacity=16, clock=lambda: now[0])
+    toolbox = Toolbox(Sources(metrics=metrics), ToolLimits(), cache)
+
+    def reads() -> int:
+        return len([c for c in metrics.calls if c.get("promql") == "up"])
+
+    await toolbox.call("query_promql", {"promql": "up"}, _run())
+    now[0] += 0.5
+    await toolbox.call("query_promql", {"promql": "up"}, _run())
+    assert reads() == 1  # within the slack: shared
+    now[0] += 4.0
+    later = _run()
+    await toolbox.call("query_promql", {"promql": "up"}, later)
+    assert reads() == 2  # four seconds later: read again
+    now[0] += 10.0
+    await toolbox.call("query_promql", {"promql": "up"}, later)
+    assert reads() == 2  # the same run asking twice reads once
