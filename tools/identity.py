@@ -61,7 +61,9 @@ _SCOPE_LABEL = "namespace"
 _CONTAINER_LABEL = "container"
 INSTANCE_LABEL = "instance"
 # Keys that name a thing in vendors' own spellings, tried only when no label of the list is present.
-_NAMING_KEY = re.compile(r"[Ii]dentifier$|[a-z]Id$|_id$|^(?:cluster|host|hostname|server|resource_name)$")
+_NAMING_KEY = re.compile(
+    r"[Ii]dentifier$|[a-z]Id$|_id$|[a-z]_name$|[a-z]Name$|^(?:cluster|host|hostname|server|resource_name)$"
+)
 # `celery@worker-1`, `rabbit@mq-0`: a process at a host; `project:instance`: a cloud resource path.
 _AT_HOST = re.compile(r"^[^@\s]+@(?P<host>[^@\s]+)$")
 _RESOURCE_PATH = re.compile(r"^[^:\s]+:(?P<name>[^:\s]*[^\d:\s][^:\s]*)$")

@@ -15,7 +15,9 @@ from typing import Any
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
 from graph.analysts.rules.introspection import introspection_calls
 from graph.analysts.rules.route import question_terms
+from graph.analysts.rules.suspect import resource_name
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
+from tools.digest.labels import name_pattern
 from tools.facts import Digest
 
 WINDOW_MINUTES = 120  # long enough for a baseline before a change in the last hour
@@ -123,10 +125,18 @@ def _mention_calls(request: PlanRequest) -> list[PlannedCall]:
         if pattern.service and (pattern.level or "").lower() in ("error", "warn"):
             errors[pattern.service] = errors.get(pattern.service, 0) + pattern.count
     busiest = sorted(errors, key=lambda name: -errors[name])[:MAX_MENTIONED]
+    # And the moving systems those errors name ("not committed table=orders-book"): a cloud audit
+    # log's "UpdateTable ... orders-book" is the event behind them.
+    said = " ".join(
+        f"{p.template} {p.example}".lower() for p in request.digest.log_patterns if p.service in busiest
+    )
+    names = {n for a in request.digest.anomalies for n in (a.service, resource_name(a.labels)) if n}
+    moving = sorted(names - set(busiest))
+    named = [name for name in moving if name_pattern(name.lower()).search(said)][:MAX_MENTIONED]
     window = {"window_minutes": WINDOW_MINUTES, "first_lines": True}
     return [
         PlannedCall(tool="query_logs", args={"contains": name, "level": "info", **window})
-        for name in busiest
+        for name in [*busiest, *named]
         if len(name) >= MIN_MENTIONED_CHARS
     ]
 

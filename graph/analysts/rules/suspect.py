@@ -3,6 +3,8 @@ them (`Ranking`), with the time and metric helpers the ranking and the links sha
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -82,3 +84,13 @@ def instant(value: str | None) -> datetime | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
+
+
+# A label that names a resource in a vendor's spelling (`function_name`, `TableName`, `DBInstanceIdentifier`).
+_RESOURCE_NAME_KEY = re.compile(r"[a-z]_name$|[a-z]Name$|[Ii]dentifier$")
+
+
+def resource_name(labels: Mapping[str, str]) -> str | None:
+    """The resource a collector's series is about (`function_name=orders-handler`), if it names one."""
+    keys = sorted(k for k in labels if _RESOURCE_NAME_KEY.search(k) and k != "service_name")
+    return labels[keys[0]] if keys else None

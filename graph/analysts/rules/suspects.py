@@ -27,6 +27,7 @@ from graph.analysts.rules.suspect import (
     Ranking,
     Suspect,
     instant,
+    resource_name,
     troubling,
 )
 from graph.analysts.rules.vocabulary import (
@@ -122,12 +123,13 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
     alerted = {g.service for g in digest.alert_groups if g.service}
     streams = {p.service for p in digest.log_patterns if p.service}
     alerted |= streams
+    collected = _collected_resources(digest.anomalies)
     for anomaly in digest.anomalies:
         if stack is not None and (
             stack.owns(_read_metric(anomaly.metric)) or anomaly.labels.get("job") in jobs
         ):
             continue
-        if (s := of(_system_of(anomaly, alerted))) is not None:
+        if (s := of(collected.get(id(anomaly)) or _system_of(anomaly, alerted))) is not None:
             s.anomalies.append(anomaly)
     for group in digest.alert_groups:
         # A group Alertmanager holds wholly silenced or inhibited is known and muted, not new trouble.
@@ -242,6 +244,24 @@ def _named_instance(labels: Mapping[str, str], streams: set[str], service: str |
     """The log stream an alert's instance is (its host, port dropped), when it is not the alert's
     own system already."""
     return _named_by(labels, ("instance", "host", "server"), streams, service)
+
+
+def _collected_resources(anomalies: Sequence[MetricAnomaly]) -> dict[int, str]:
+    """Series of a collector job (a cloud exporter's `job=cloudwatch`) that speaks for several named
+    resources (`function_name=a`, `function_name=b`, `table_name=c`): each series is its resource's,
+    not the job's. Keyed by the anomaly's id."""
+    by_job: dict[str, list[tuple[MetricAnomaly, str]]] = {}
+    for anomaly in anomalies:
+        job = anomaly.labels.get("job")
+        named = resource_name(anomaly.labels)
+        if job and anomaly.service == job and named and named != job:
+            by_job.setdefault(job, []).append((anomaly, named))
+    return {
+        id(anomaly): named
+        for pairs in by_job.values()
+        if len({named for _, named in pairs}) >= 2
+        for anomaly, named in pairs
+    }
 
 
 def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:

@@ -133,7 +133,12 @@ CHANGE = re.compile(
     # An update of settings, flags or parameters in any vendor's words ("instances.update ...
     # settings.databaseFlags", "Updated parameter max_connections to 120").
     r"(?:update[ds]?|updating|changed|modified|applied|patched)\b.{0,160}?\b(?:settings?|flags?|parameters?)|"
-    r"(?:settings?|flags?|parameters?)\b.{0,80}?\b(?:updated|changed|modified|applied))\b",
+    r"(?:settings?|flags?|parameters?)\b.{0,80}?\b(?:updated|changed|modified|applied))\b|"
+    # A cloud audit log's management call (`eventName=UpdateTable`, `ModifyDBInstance`,
+    # `SetIamPolicy`), in the API's own spelling; data calls (`PutItem`) are no change.
+    r"(?-i:\b(?:Update|Modify|Create|Delete|Set|Change|Put)(?:[A-Z][a-z]*)*?"
+    r"(?:Table|Instance|Cluster|Function|Configuration|Config|Policy|Parameters?|Group|Stack|Rule|"
+    r"Capacity|Throughput|Settings?|Attributes?|Scaling)\w*)",
     re.IGNORECASE,
 )
 # Infrastructure events a platform records (a managed database's event stream, an orchestrator's):
@@ -152,7 +157,8 @@ ROLLOUT = re.compile(
 # A change line that edits configuration rather than releasing code (a config map, settings, flags).
 CONFIG_CHANGE = re.compile(
     r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|flags?|parameters?|"
-    r"env(?:ironment)? var\w*)\b",
+    r"env(?:ironment)? var\w*|capacity|throughput|quotas?|limits?)\b|"
+    r"(?-i:[a-z](?:Capacity|Throughput|Configuration|Parameters|Settings|Quota|Limit)\w*)",
     re.IGNORECASE,
 )
 # Metric names whose rise means trouble (a traffic rise alone is not an incident). Storage words

@@ -12,6 +12,8 @@ from tools.identity import identity_of
     [
         ({"DBInstanceIdentifier": "ledger-prod-7"}, "ledger-prod-7"),
         ({"CacheClusterId": "sessions-002"}, "sessions-002"),
+        ({"function_name": "orders-handler", "source": "cloudwatch"}, "orders-handler"),
+        ({"TableName": "orders-book"}, "orders-book"),
         ({"env": "prod", "host": "web-node-4"}, "web-node-4"),
         ({"alertname": "ReplicaLagHigh", "DBInstanceIdentifier": "r-1", "severity": "warning"}, "r-1"),
     ],
