@@ -76,7 +76,14 @@ _METRIC_NAME = re.compile(
     r"|\b(?=[A-Za-z0-9]*[a-z])[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"  # CamelCase (cloud vendors)
 )
 # A value asked for now ("the current X", "X now"): with a metric name, an instant query.
-_NOW = re.compile(r"\b(?:current|currently|latest|now|value|values|level|reading)\b", re.IGNORECASE)
+_NOW = re.compile(
+    r"\b(?:current|currently|latest|now|value|values|level|reading|at the moment|at present)\b", re.IGNORECASE
+)
+# "What's DCGM_FI_DEV_GPU_TEMP for gpu 3 ...": a name with an underscore or inner capitals right after
+# "what is" (with a word saying now) is a metric asked for, not a word to explain.
+_WHAT_METRIC = re.compile(
+    r"^what(?:'s| is| are)\s+(?:the\s+)?(?=[A-Za-z][A-Za-z0-9]*(?:_[\w:]+|[a-z][A-Z][\w:]*)\b)", re.IGNORECASE
+)
 _PROMQL_SHAPE = re.compile(
     r"[a-zA-Z_:][\w:]*\s*(?:\{|\(|\[|(?:==|!=|>=|<=|>|<)\s*-?\d)|\b(?:by|without)\s*\("
 )
@@ -226,6 +233,9 @@ def _promql_expression(text: str) -> str | None:
     if quoted is not None and asked and _PROMQL_SHAPE.search(_first_group(quoted)) and not _LOGS.search(text):
         return _first_group(quoted).strip()
     value_of = _VALUE_OF.match(text) or _CURRENT_OF.match(text)
+    if value_of is None and _NOW.search(text):
+        # "What is the_load_metric on nas-3 right now?": a metric's name asked for now.
+        value_of = _WHAT_METRIC.match(text)
     if value_of is not None and (metric := _METRIC_NAME.search(text[value_of.end() :])):
         return metric.group(0)
     return None

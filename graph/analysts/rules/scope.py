@@ -62,8 +62,14 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
             name.startswith(f"{term}-") or _member_of(term, name) or term in name.split(":") for name in names
         ):
             continue  # a family (`db` of `db-3`), a member (`web-2` of `web`), or a path's part
+        if any(_flat(name).startswith(_flat(term)) for name in names if name):
+            continue  # spelled apart: `shelf-scan` of `shelfscan-api`
         unseen.append(term)
     return unseen
+
+
+def _flat(name: str) -> str:
+    return re.sub(r"[-_.]", "", name)
 
 
 def _member_of(term: str, name: str) -> bool:
@@ -80,9 +86,11 @@ _SUBJECT = re.compile(
     r"|(?:wrong|going on|happening|the (?:issue|problem|matter)) with (?:the |our |my )?"
     r"|(?:health|status|state) of (?:the |our |my )?)([a-z][\w.-]*[a-z0-9])"
     # ...as the subject, not an adjective ("why are long-running queries piling up?"): the end of
-    # the sentence or a state follows it.
-    r"(?=\s*(?:[?.!,;:]|$)|\s+(?:\w+(?:ing|ed)|healthy|ok|okay|up|down|slow|broken|fine|alive|fail|"
-    r"fails|crash|crashes|unhealthy|unavailable|unreachable|not|so|still|now)\b)",
+    # the sentence or a state follows it, after a word for what it is ("is the x-cache cluster ok?").
+    r"(?=(?:\s+(?:cluster|service|server|host|node|instance|database|db|queue|job|pod|app|api|system|"
+    r"broker|replica|deployment))?(?:\s*(?:[?.!,;:]|$)|\s+(?:\w+(?:ing|ed)|healthy|ok|okay|up|down|"
+    r"slow|broken|fine|alive|fail|fails|crash|crashes|unhealthy|unavailable|unreachable|not|so|still|"
+    r"now)\b))",
     re.IGNORECASE,
 )
 _NAME_LIKE = re.compile(r"[-_.\d]")

@@ -16,6 +16,13 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     # Things in an alerting state, whatever they are called, are what the firing alerts say.
     ("Which Consul health checks are critical right now?", "list_alerts", {}),
     ("which queue consumers are currently failing?", "list_alerts", {}),
+    # A metric's name right after "what is", asked for now.
+    ("What is node_load1 on nas-3 right now?", "query_promql_instant", {"promql": "node_load1"}),
+    (
+        "What's DCGM_FI_DEV_GPU_TEMP for gpu 3 at the moment?",
+        "query_promql_instant",
+        {"promql": "DCGM_FI_DEV_GPU_TEMP"},
+    ),
     (
         "the last 20 lines containing ERROR from api in namespace shop",
         "query_logs",
@@ -247,3 +254,8 @@ def test_a_follow_up_to_a_lookup_is_the_same_lookup_about_the_system_it_names() 
         route_question(RouteRequest(query="and for checkout?", flow="CHAT", history=[diagnosis])).route
         == "complex"
     )
+
+
+def test_a_name_asked_about_without_a_word_for_now_is_no_metric_lookup() -> None:
+    assert lookup_ask("What is OOMKilled?") is None
+    assert lookup_ask("What is node_load1?") is None

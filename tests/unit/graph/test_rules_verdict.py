@@ -148,7 +148,12 @@ def test_the_named_subject_of_a_health_question_is_unseen_whatever_its_family() 
     healthy, the answer is that nothing about it was seen, not that it is healthy. A hyphenated
     adjective ("long-running") is no system."""
     quiet = Digest(log_patterns=[_burst("2026-01-01T10:20:00Z")])  # recovered: otherwise healthy
-    for question in ("Is quillmate-search healthy?", "why is quillmate-search slow since 10:00?"):
+    questions = (
+        "Is quillmate-search healthy?",
+        "why is quillmate-search slow since 10:00?",
+        "Is the quillmate-search cluster healthy?",
+    )
+    for question in questions:
         draft = diagnose_digest(_request(quiet, ANSWERED, question))
         assert draft.verdict == "inconclusive", question
         assert "quillmate-search" in draft.summary
@@ -167,3 +172,19 @@ def test_a_question_about_a_silenced_alert_is_answered_healthy_and_says_it_is_si
     assert any("silenced" in f.statement and f.evidence_ids == ["alerts-1"] for f in draft.findings)
     unmuted = diagnose_digest(_request(Digest(alert_groups=[_alert(None)]), ANSWERED, question))
     assert unmuted.verdict == "incident"
+
+
+def test_a_name_spelled_apart_from_a_known_one_is_not_unseen() -> None:
+    """`ingest-er` asked while `ingester` logs: the same name, spelled with a hyphen."""
+    burst = LogPattern(
+        evidence_id="logs-1",
+        service="ingester",
+        level="ERROR",
+        template="write failed: no space left on device",
+        count=40,
+        first_seen="2026-01-01T10:05:00Z",
+        last_seen="2026-01-01T10:58:00Z",
+        example="write failed: no space left on device",
+    )
+    draft = diagnose_digest(_request(Digest(log_patterns=[burst]), ANSWERED, "Is ingest-er healthy?"))
+    assert draft.verdict == "incident"
