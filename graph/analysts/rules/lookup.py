@@ -113,6 +113,7 @@ _WINDOW = re.compile(
     r"\b(?:last|past|previous)\s+(\d{1,4})?\s*(minutes?|mins?|m|hours?|hrs?|h|days?|d)\b", re.IGNORECASE
 )
 _UNIT_MINUTES = {"m": 1, "h": 60, "d": 1_440}
+_GREP_FOR = re.compile(r"\b(?:grep|search)\b.{1,80}?\s+for\s+([^\s,;]+)", re.IGNORECASE)
 _CONTAINING = re.compile(
     r"\b(?:containing|contains|contain|matching|match|mentioning|mention|with the (?:text|word|phrase)|"
     r"grep(?:\s+for)?|search(?:\s+for)?|look(?:ing)? for)\s+([^\s,;]+)",
@@ -343,7 +344,11 @@ def _phrase_and_level(text: str) -> tuple[str | None, str | None, str | None]:
     if quoted is not None:
         phrase: str | None = _first_group(quoted)
     else:
-        found = [m.group(1).strip("\"'`.?!") for m in _CONTAINING.finditer(text)]
+        # "grep X's logs for Y": Y is the phrase, X (a possessive) the stream.
+        found = [
+            m.group(1).strip("\"'`.?!") for m in (*_GREP_FOR.finditer(text), *_CONTAINING.finditer(text))
+        ]
+        found = [word for word in found if not word.lower().endswith(("'s", "\u2019s"))]
         phrase = next((word for word in found if word and word.lower() not in _NOT_A_NAME), None)
         level_named = next((word for word in found if word.lower() in _LEVELS), None)
         if phrase is None and level_named is not None:

@@ -16,6 +16,12 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     # Things in an alerting state, whatever they are called, are what the firing alerts say.
     ("Which Consul health checks are critical right now?", "list_alerts", {}),
     ("which queue consumers are currently failing?", "list_alerts", {}),
+    # "grep X's logs for Y": the phrase after "for", the stream the possessive.
+    (
+        "grep basket-gw's logs for DeadlineExceeded and give me the cart ids",
+        "query_logs",
+        {"service": "basket-gw", "contains": "DeadlineExceeded"},
+    ),
     # A metric's name right after "what is", asked for now.
     ("What is node_load1 on nas-3 right now?", "query_promql_instant", {"promql": "node_load1"}),
     (
