@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
@@ -23,6 +23,7 @@ from tools.facts import Digest, LogPattern
 from tools.prometheus.discovery import DEFAULT_STACK, MonitoringStack, question_words
 
 MAX_ANOMALY_FINDINGS = 3
+STANDING_BEFORE = timedelta(hours=2)  # an alert firing this long before the incident is not its headline
 MAX_RECOMMENDED_RUNBOOKS = 2
 
 
@@ -55,13 +56,16 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     symptoms = _symptom_findings(root, ranking, focus)
     findings = _root_findings(root, ranking, digest) + [finding for _, finding in symptoms]
     changes = " ".join(p.example for p in _decisive_changes(root, root.onset))
-    category = categorize(_category_text(root, ranking), changed=_changed(root), change_text=changes)
+    # The statement and the tag speak of this incident: an alert of the root that fired long before
+    # it (a disk warning standing for two days) is listed in the findings, not made its headline.
+    told = _without_standing_alerts(root, ranking)
+    category = categorize(_category_text(told, ranking), changed=_changed(root), change_text=changes)
     cited = [f for f in findings if f.evidence_ids]
     # A herring named like a ranked system plus a suffix (its pod, its instance) is part of it.
     parts = [h for h in ranking.herrings if _part_of(h.service, ranking.ranked)]
     ruled_out = [_ruled_out(h, root) for h in ranking.herrings if h not in parts]
     ruled_out += [_unrelated(other, root) for other in ranking.unrelated]
-    statement = _statement(root, ranking, category)
+    statement = _statement(told, ranking, category)
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
     return Draft(
         kind="diagnosis",
@@ -214,6 +218,16 @@ def _alert_only(root: Suspect) -> bool:
 
 def _changed(root: Suspect) -> bool:
     return bool(root.onset and any(near_change(p, root.onset) for p in root.changes))
+
+
+def _without_standing_alerts(root: Suspect, ranking: Ranking) -> Suspect:
+    """`root` without the alerts that began well before the incident window, when it has other signals."""
+    if ranking.window_start is None:
+        return root
+    since = ranking.window_start - STANDING_BEFORE
+    current = [g for g in root.alerts if (began := parse_instant(g.first_started)) is None or began >= since]
+    others = root.anomalies or root.errors or root.changes or root.held_by_sql
+    return replace(root, alerts=current) if len(current) < len(root.alerts) and others else root
 
 
 def _statement(root: Suspect, ranking: Ranking, category: str) -> str:

@@ -47,6 +47,10 @@ BACKGROUND_GAP = timedelta(minutes=8)
 # SQL columns that name who holds a lock or blocks others, and who waits on them.
 _HOLDER_COLUMN = re.compile(r"blocking|blocker|holder|holding|lock_owner", re.IGNORECASE)
 _WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
+# Words that say who is blocked or waits (and who blocks), in a server's own report of its locks.
+_WAITER_WORD = re.compile(r"\b(?:blocked(?! by)|waiter|waiting session|deadlock victim)\b")
+_BLOCKER_WORD = re.compile(r"\b(?:blocking|blocker|blocked by|holder|holding)\b")
+_WAITER_REACH = 60
 _MEMBER = re.compile(r"^(?P<system>[a-z][a-z0-9-]*[a-z])-\d{1,3}$")
 _SQL_FACT = re.compile(r"^(\w+)=(.+?)(?: \(\d+ of \d+ rows\))?$")
 
@@ -342,8 +346,26 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
                     and not own_jobs & {name, other}
                     and named(text, name)
                 ):
+                    if _named_as_waiter(text, name):
+                        # A server's report names who waits on it ("blocked process report: blocked
+                        # spid 417 (quote-svc, ...)"): that caller is the victim, the server upstream
+                        # (no words of the caller's to cite: it only points to the server).
+                        suspects[other].blames.add(suspect.service)
+                        continue
                     suspects[other].blamed_by.setdefault(suspect.service, pattern)
                     suspect.blames.add(other)
+
+
+def _named_as_waiter(text: str, name: str) -> bool:
+    """Whether lower-cased `text` names `name` as the one blocked or waiting: the clause before the
+    name says "blocked" (not "blocked by") or "waiter", with no "blocking" in between."""
+    found = name_pattern(name.lower()).search(text)
+    if found is None:
+        return False
+    clause = text[max(0, found.start() - _WAITER_REACH) : found.start()].rsplit(";", 1)[-1]
+    waiter = [m.end() for m in _WAITER_WORD.finditer(clause)]
+    blocker = [m.end() for m in _BLOCKER_WORD.finditer(clause)]
+    return bool(waiter) and (not blocker or max(blocker) < max(waiter))
 
 
 def _join_aliases(suspects: dict[str, Suspect], streams: set[str]) -> dict[str, str]:

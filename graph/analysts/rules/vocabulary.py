@@ -253,6 +253,8 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "locks",
             "blocking",
             "blocked by",
+            "blocked process",
+            "blocked session",
         ),
     ),
     (

@@ -319,3 +319,27 @@ def test_the_same_kind_of_trouble_first_in_one_system_then_in_another_points_to_
     timeouts = _pattern("kernel", "task blocked: request timed out", 40, "2026-01-01T07:56:00Z")
     late = _pattern("seats", "request timed out after 5s", 120, "2026-01-01T07:57:00Z")
     assert not rank_suspects(Digest(log_patterns=[timeouts, late])).ranked[0].followed_by
+
+
+def test_a_servers_report_naming_a_blocked_caller_points_from_the_caller_to_the_server() -> None:
+    """ "blocked process report: blocked spid 417 (quotes, ...) ; blocking spid 64 (agent job)": the
+    server names `quotes` as the one waiting, so `quotes` is the victim, not the server's dependency.
+    An alert that stood for days before the incident is no headline of its statement."""
+    report = _pattern(
+        "sql-07",
+        "blocked process report: blocked spid 417 (quotes, lastbatch GetRules) wait LCK_M_SCH_S ; "
+        "blocking spid 64 (agent job) lastbatch ALTER INDEX REBUILD",
+        60,
+        "2026-01-01T08:01:00Z",
+        level="WARN",
+    )
+    timeouts = _pattern("quotes", "GetQuote deadline exceeded after 5s", 200, "2026-01-01T08:02:00Z")
+    stale = _alert("DiskSpaceLow", "sql-07", "volume E: under 15% free", "2025-12-30T09:00:00Z")
+    digest = Digest(alert_groups=[stale], log_patterns=[report, timeouts])
+    ranking = rank_suspects(digest)
+    assert ranking.ranked[0].service == "sql-07"
+    assert "sql-07" in next(s for s in ranking.ranked if s.service == "quotes").blames
+    draft = diagnose_digest(_ask(digest))
+    assert draft.root_cause is not None and draft.root_cause.service == "sql-07"
+    assert "DiskSpaceLow" not in draft.root_cause.statement
+    assert draft.root_cause.category == "slow_query"
