@@ -77,7 +77,8 @@ _METRIC_NAME = re.compile(
 )
 # A value asked for now ("the current X", "X now"): with a metric name, an instant query.
 _NOW = re.compile(
-    r"\b(?:current|currently|latest|now|value|values|level|reading|at the moment|at present)\b", re.IGNORECASE
+    r"\b(?:current|currently|latest|now|atm|value|values|level|reading|at the moment|at present)\b",
+    re.IGNORECASE,
 )
 # "What's DCGM_FI_DEV_GPU_TEMP for gpu 3 ...": a name with an underscore or inner capitals right after
 # "what is" (with a word saying now) is a metric asked for, not a word to explain.
@@ -87,7 +88,7 @@ _WHAT_METRIC = re.compile(
 _PROMQL_SHAPE = re.compile(
     r"[a-zA-Z_:][\w:]*\s*(?:\{|\(|\[|(?:==|!=|>=|<=|>|<)\s*-?\d)|\b(?:by|without)\s*\("
 )
-_LOGS = re.compile(r"\b(?:logs?|log lines?|lines|entries|messages)\b", re.IGNORECASE)
+_LOGS = re.compile(r"\b(?:logs?|log lines?|lines|entries|messages|events)\b", re.IGNORECASE)
 _LEVEL_WORD = re.compile(
     r"\b(errors?|error lines?|warnings?|warns?|fatal|critical|debug|info)\b", re.IGNORECASE
 )
@@ -154,9 +155,14 @@ _NOT_A_NAME = frozenset(_NAMELESS_WORDS.split())
 _ALERTS = re.compile(r"\balerts?\b", re.IGNORECASE)
 # "Which Consul health checks are critical right now?": things in an alerting state are what the
 # firing alerts say, whatever the things are called.
+_TOPIC = re.compile(r"^[^:?]{1,60}:\s+(?=(?:which|what|whats|show|list)\b)", re.IGNORECASE)
+# "whats firing right now?": what is in an alerting state now.
+_FIRING_NOW = re.compile(
+    r"^(?:what(?:'s|s| is| are)|anything)\s+(?:currently\s+|still\s+)?(?:firing|alerting)\b", re.I
+)
 _WHICH_STATE = re.compile(
-    r"^(?:which|what)\s+(?:[\w.-]+\s+){1,4}(?:are|is)\s+(?:currently\s+|still\s+|now\s+)?"
-    r"(?:critical|firing|failing|unhealthy|degraded|alerting|in\s+(?:a\s+)?(?:critical|warning|failed)\s+state)\b",
+    r"^(?:which|what)\s+(?:[\w.-]+\s+){1,4}(?:are|is|have|has)\s+(?:\w+\s+)?(?:currently\s+|still\s+|now\s+)?"
+    r"(?:critical|firing|failing|unhealthy|degraded|alerting|down|in\s+(?:a\s+)?(?:critical|warning|failed)\s+state)\b",
     re.IGNORECASE,
 )
 # Alerts asked about over time, not only now: the history holds the ones that resolved.
@@ -195,7 +201,9 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
     statement = _sql_statement(text)
     if statement is not None:
         return _sql(text, statement, datasources)
-    state = _WHICH_STATE.match(text)
+    # "haproxy on lb-1: which backends have servers down atm?": the ask follows a topic and a colon.
+    text = _TOPIC.sub("", text, count=1) if _TOPIC.match(text) and not _DATA_VERB.match(text) else text
+    state = _WHICH_STATE.match(text) or _FIRING_NOW.match(text)
     asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text) or state)
     if not asks_data:
         return None

@@ -16,6 +16,13 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     # Things in an alerting state, whatever they are called, are what the firing alerts say.
     ("Which Consul health checks are critical right now?", "list_alerts", {}),
     ("which queue consumers are currently failing?", "list_alerts", {}),
+    ("whats firing right now?", "list_alerts", {}),
+    ("haproxy on lb-1: which backends have servers down atm?", "list_alerts", {}),
+    (
+        "pull the RDS events for billing-aurora from the last hour",
+        "query_logs",
+        {"service": "billing-aurora"},
+    ),
     # "grep X's logs for Y": the phrase after "for", the stream the possessive.
     (
         "grep basket-gw's logs for DeadlineExceeded and give me the cart ids",
