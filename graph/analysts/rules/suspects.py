@@ -334,6 +334,10 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
     ..." names its own product)."""
     names: list[tuple[str, str, Callable[[str, str], bool]]] = [(name, name, mentions) for name in suspects]
     names += [(bare, full, names_host) for bare, full in aliases.items()]
+    # A target named `host:port` (an exporter's instance) is named by its host in a line.
+    names += [
+        (host, name, mentions) for name in suspects if (host := _host_part(name)) and host not in suspects
+    ]
     for suspect in suspects.values():
         own_jobs = {a.labels.get("job") for a in suspect.anomalies}
         own_jobs |= {g.labels.get("job") for g in suspect.alerts}
@@ -346,7 +350,7 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
                     and not own_jobs & {name, other}
                     and named(text, name)
                 ):
-                    if _named_as_waiter(text, name):
+                    if _named_as_waiter(text, name) or _named_as_client(text, name):
                         # A server's report names who waits on it ("blocked process report: blocked
                         # spid 417 (quote-svc, ...)"): that caller is the victim, the server upstream
                         # (no words of the caller's to cite: it only points to the server).
@@ -354,6 +358,19 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
                         continue
                     suspects[other].blamed_by.setdefault(suspect.service, pattern)
                     suspect.blames.add(other)
+
+
+def _host_part(name: str) -> str | None:
+    host, colon, port = name.rpartition(":")
+    return host if colon and port.isdigit() and len(host) >= 4 else None
+
+
+def _named_as_client(text: str, name: str) -> bool:
+    """Whether `text` names `name` as the client of the one logging ("client 10.3.2.15#53211: query
+    failed", "remote_addr=10.3.2.15"): a server's line about who called it, not about what it calls.
+    ("from X" and "peer X" say nothing: a reply comes from the far side too.)"""
+    said = rf"\b(?:client|remote_addr)[\s=:]+{re.escape(name.lower())}(?![\w-])"
+    return re.search(said, text) is not None
 
 
 def _named_as_waiter(text: str, name: str) -> bool:

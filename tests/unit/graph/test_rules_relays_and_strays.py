@@ -343,3 +343,31 @@ def test_a_servers_report_naming_a_blocked_caller_points_from_the_caller_to_the_
     assert draft.root_cause is not None and draft.root_cause.service == "sql-07"
     assert "DiskSpaceLow" not in draft.root_cause.statement
     assert draft.root_cause.category == "slow_query"
+
+
+def test_an_instance_is_named_by_its_host_and_a_client_named_by_a_server_is_the_caller() -> None:
+    """A sender's "452 insufficient storage from relay-1.mail.internal" names the relay exporter's
+    instance `relay-1:9154` by its host; a resolver's "client 10.3.2.15#5321: SERVFAIL" names its
+    caller, which points to the resolver, not the other way."""
+    full = _alert("RelayDiskFull", "relay-1:9154", "spool volume 99% full", "2026-01-01T08:01:00Z")
+    sender = _pattern(
+        "mailer",
+        "deliver failed: 452 4.3.1 insufficient storage from relay-1.mail.internal",
+        90,
+        "2026-01-01T08:03:00Z",
+    )
+    ranking = rank_suspects(Digest(alert_groups=[full], log_patterns=[sender]))
+    assert ranking.ranked[0].service == "relay-1:9154"
+    assert "mailer" in ranking.ranked[0].blamed_by
+    caller = _alert(
+        "DeferredQueueGrowing", "10.3.2.15:9154", "deferred queue above 500", "2026-01-01T08:02:00Z"
+    )
+    resolver = _pattern(
+        "resolver",
+        "client 10.3.2.15#5321: query failed (SERVFAIL) for mx.example",
+        80,
+        "2026-01-01T08:00:00Z",
+    )
+    linked = rank_suspects(Digest(alert_groups=[caller], log_patterns=[resolver]))
+    assert "resolver" in next(s for s in linked.ranked if s.service == "10.3.2.15:9154").blames
+    assert not next(s for s in linked.ranked if s.service == "resolver").blames
