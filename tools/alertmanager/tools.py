@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping
 from typing import Any
@@ -54,7 +55,11 @@ def _about(alert: Alert, name: str, identity: IdentityLabels) -> bool:
     # Any label's value names it too (`server_name=nats-2`): the system a question asks about.
     values |= {v for k, v in alert.labels.items() if k not in ("alertname", "severity", "alertstate")}
     instance = ident.instance or ""
-    return name in values or name == ident.name or instance.rsplit(":", 1)[0] == name
+    if name in values or name == ident.name or instance.rsplit(":", 1)[0] == name:
+        return True
+    # A numbered member or a host of it: "the ledger-pg boxes" are `ledger-pg-1:9100`, `ledger-pg-2`.
+    hosts = {v.rsplit(":", 1)[0] for v in values if isinstance(v, str)}
+    return any(re.fullmatch(rf"{re.escape(name)}-\d{{1,3}}(?:\.[\w.-]+)?", host) for host in hosts)
 
 
 def _item(alert: Alert, identity: IdentityLabels) -> dict[str, Any]:

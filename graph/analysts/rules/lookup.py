@@ -114,6 +114,8 @@ _WINDOW = re.compile(
     r"\b(?:last|past|previous)\s+(\d{1,4})?\s*(minutes?|mins?|m|hours?|hrs?|h|days?|d)\b", re.IGNORECASE
 )
 _UNIT_MINUTES = {"m": 1, "h": 60, "d": 1_440}
+# An upper-case code with an underscore (`TCP_DENIED`, `ER_LOCK_WAIT`): a token log lines carry.
+_CODE_TOKEN = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
 _GREP_FOR = re.compile(r"\b(?:grep|search)\b.{1,80}?\s+for\s+([^\s,;]+)", re.IGNORECASE)
 _CONTAINING = re.compile(
     r"\b(?:containing|contains|contain|matching|match|mentioning|mention|with the (?:text|word|phrase)|"
@@ -134,6 +136,11 @@ _SERVICE_PATTERNS = (
     # A lookahead: "of for X" must still find X after skipping "for".
     re.compile(r"\b(?:from|of|for|in|on)\s+(?:the\s+)?(?=([A-Za-z0-9_.-]+)\b)", re.I),
     re.compile(r"\b([A-Za-z0-9_.-]+)\s+(?:service\s+)?(?:logs?|log lines)\b", re.I),
+    # "the last 3 ERROR lines ripple-enricher logged"
+    re.compile(
+        r"\b(?:lines|errors?|warnings?|entries)\s+(?:that\s+)?([A-Za-z0-9_.-]+)\s+(?:logged|wrote|emitted)\b",
+        re.I,
+    ),
     re.compile(
         r"\b(?:did|does|do|is|are|has|have)\s+(?:the\s+)?([\w.-]+)\s+(?:service\s+)?"
         r"(?:log|logged|logging|throw|threw|thrown|throwing|emit|emitted|emitting|report|reported|print|printed)\b",
@@ -362,6 +369,8 @@ def _phrase_and_level(text: str) -> tuple[str | None, str | None, str | None]:
         if phrase is None and level_named is not None:
             exact = level_named if level_named.isupper() else None
             return None, _LEVELS[level_named.lower()], exact
+    if phrase is None and (token := _CODE_TOKEN.search(text)) is not None:
+        phrase = token.group(0)  # "the 3 most recent TCP_DENIED entries": a code the lines carry
     level_word = _LEVEL_WORD.search(text if quoted is None else _QUOTED.sub(" ", text))
     level = _LEVELS.get(level_word.group(1).lower().split()[0]) if level_word else None
     if phrase is not None and phrase.lower() in _LEVELS:

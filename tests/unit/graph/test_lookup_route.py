@@ -17,6 +17,16 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     ("Which Consul health checks are critical right now?", "list_alerts", {}),
     ("which queue consumers are currently failing?", "list_alerts", {}),
     ("whats firing right now?", "list_alerts", {}),
+    (
+        "show me the 3 most recent TCP_DENIED entries in sieve's access log",
+        "query_logs",
+        {"contains": "TCP_DENIED"},
+    ),
+    (
+        "pull the last 3 ERROR lines ripple-enricher logged",
+        "query_logs",
+        {"service": "ripple-enricher", "limit": 3},
+    ),
     ("haproxy on lb-1: which backends have servers down atm?", "list_alerts", {}),
     (
         "pull the RDS events for billing-aurora from the last hour",

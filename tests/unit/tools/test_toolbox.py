@@ -388,3 +388,30 @@ async def test_now_and_health_come_from_the_sources() -> None:
     assert health["metrics"].ok
     assert not health["sql"].ok
     assert (await _toolbox(Sources()).now()).tzinfo is not None
+
+
+async def test_alerts_about_a_system_include_its_numbered_members() -> None:
+    """ "the ledger-pg boxes": alerts on `ledger-pg-1:9100` and `ledger-pg-2.db.internal`, never
+    `ledger-pgx` or `ledger-pg-api`."""
+
+    class MemberAlerts(FakeAlerts):
+        async def active_alerts(self, *, limit: int) -> list[Alert]:
+            def alert(instance: str) -> Alert:
+                return Alert(
+                    {"alertname": "DiskLow", "job": "node", "instance": instance}, {}, NOW, None, "firing"
+                )
+
+            hosts = [
+                "ledger-pg-1:9100",
+                "ledger-pg-2.db.internal:9100",
+                "ledger-pgx:9100",
+                "ledger-pg-api:9100",
+            ]
+            return [alert(host) for host in hosts]
+
+    toolbox = _toolbox(Sources(alerts=MemberAlerts()))
+    boxes = await toolbox.call("list_alerts", {"service": "ledger-pg"}, _run())
+    assert [a["labels"]["instance"] for a in boxes.data["alerts"]] == [
+        "ledger-pg-1:9100",
+        "ledger-pg-2.db.internal:9100",
+    ]
