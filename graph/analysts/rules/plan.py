@@ -39,6 +39,17 @@ MAX_MENTIONED = 2
 MIN_MENTIONED_CHARS = 4  # a shorter name matches too many lines by accident
 
 
+# A question about what happened hours ago ("we got paged overnight"): the alert history reaches back.
+_LOOKS_BACK = re.compile(r"\b(?:overnight|last night|this morning|earlier today|paged)\b", re.IGNORECASE)
+_YESTERDAY = re.compile(r"\byesterday\b", re.IGNORECASE)
+
+
+def _history_args(question: str) -> dict[str, Any]:
+    if _YESTERDAY.search(question):
+        return {"window_minutes": 2 * 24 * 60}  # bounded by the tools' max_range_minutes
+    return {"window_minutes": 12 * 60} if _LOOKS_BACK.search(question) else {}
+
+
 def plan_discovery(request: PlanRequest) -> Plan:
     """What exists: the first round of every complex question; the short path only reads runbooks."""
     query = request.route.resolved_query[:200]
@@ -48,7 +59,11 @@ def plan_discovery(request: PlanRequest) -> Plan:
         return Plan(calls=[PlannedCall(tool="search_runbooks", args={"query": query, "limit": 3})])
     calls = [
         PlannedCall(tool="list_alerts", args={}),
-        *([PlannedCall(tool="alert_history", args={})] if "alert_history" in request.tool_names else []),
+        *(
+            [PlannedCall(tool="alert_history", args=_history_args(query))]
+            if "alert_history" in request.tool_names
+            else []
+        ),
         PlannedCall(tool="list_metrics", args={"question": query, "window_minutes": WINDOW_MINUTES}),
         PlannedCall(tool="list_log_streams", args={"label": "service", "window_minutes": WINDOW_MINUTES}),
         PlannedCall(tool="list_runbooks", args={}),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from graph.analysts.base import Discovery, PlanRequest, Route, RouteRequest, Turn
 from graph.analysts.rules.plan import focus_services, plan_discovery, plan_followup, plan_targeted
 from graph.analysts.rules.route import route_question
@@ -114,3 +116,13 @@ def test_third_round_counts_rows_per_state_column() -> None:
         "SELECT state, COUNT(*) AS row_count FROM jobs GROUP BY state ORDER BY row_count DESC LIMIT 20",
         "SELECT * FROM jobs ORDER BY updated_at DESC LIMIT 20",
     ]
+
+
+def test_a_question_about_hours_ago_reads_the_alert_history_further_back() -> None:
+    def history(query: str) -> dict[str, object]:
+        request = replace(_request(1, query=query), tool_names=[*TOOLS, "alert_history"])
+        return next(c.args for c in plan_discovery(request).calls if c.tool == "alert_history")
+
+    assert history("We got paged overnight for DiskBacklog. Anything still wrong?") == {"window_minutes": 720}
+    assert history("what fired yesterday on the db?") == {"window_minutes": 2880}
+    assert history("why is the storefront slow?") == {}
