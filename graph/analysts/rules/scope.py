@@ -107,13 +107,6 @@ def _owners_named(question: str, digest: Digest) -> list[str]:
     `handler="/search"`)."""
     words = {word.lower() for word in question_terms(question)}
     owners = [g.service for g in named_alert_groups(question, digest) if g.service]
-    # An alert that fired and resolved ("we got paged overnight for X: is anything still wrong?").
-    text = question.lower()
-    owners += [
-        g.service
-        for g in digest.alert_groups
-        if g.status != "firing" and g.service and len(g.alertname) >= 3 and g.alertname.lower() in text
-    ]
     owners += [g.service for g in _alert_groups_about(words, digest) if g.service]
     owners += [a.service for a in digest.anomalies if a.metric.lower() in words and a.service]
     return [owner for owner in owners if owner]

@@ -188,29 +188,3 @@ def test_a_name_spelled_apart_from_a_known_one_is_not_unseen() -> None:
     )
     draft = diagnose_digest(_request(Digest(log_patterns=[burst]), ANSWERED, "Is ingest-er healthy?"))
     assert draft.verdict == "incident"
-
-
-def test_a_question_naming_an_alert_that_resolved_is_about_its_system() -> None:
-    """ "We got paged overnight for CompactionBacklog: is anything still wrong?" while another system
-    has trouble now: the answer is about the paged system (resolved, nothing abnormal now), the other
-    trouble only listed beside it."""
-    paged = AlertGroup(
-        evidence_id="metrics-1",
-        alertname="CompactionBacklog",
-        service="ring",
-        severity="warning",
-        status="resolved",
-        count=1,
-        instances=[],
-        first_started="2026-01-01T02:31:00Z",
-        summary="compaction backlog",
-        ended_at="2026-01-01T02:55:00Z",
-    )
-    now_burst = _burst("2026-01-01T10:58:00Z")
-    question = "We got paged overnight for CompactionBacklog on the ring. Is anything still wrong there?"
-    draft = diagnose_digest(
-        _request(Digest(alert_groups=[paged], log_patterns=[now_burst]), ANSWERED, question)
-    )
-    assert draft.verdict == "healthy" and draft.root_cause is None
-    assert "CompactionBacklog on ring fired at" in draft.summary
-    assert "Also happening: ingest" in draft.summary
