@@ -6,13 +6,14 @@ For the metrics a firing alert's rule evaluates (discovery reads them for the al
 identity) the alert itself already says the condition is significant: what the read adds is whether
 the series moved into it inside the window, and from what to what. So such a read whose newest
 points lie beyond every earlier point of the window, by a meaningful share, is a fact: in a short
-series however many they are, in a longer one only a move of the last two points, which the scan
-needs more recent points to see. Anything older is the scan's to judge: there the series' own
+series however many they are, in a longer one only a move shorter than the scan's recent part,
+which the scan needs more points to see. Anything older is the scan's to judge: there the series' own
 history decides whether a level is normal, and a rule that fires on a normal swing stays unexplained.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from statistics import median
 from typing import Any
@@ -27,8 +28,9 @@ _READ_TOOL = "read_metric"
 _ALERT_REASON = "alert"
 _RATIO_WHEN_BASELINE_ZERO = 1e6
 _RATE_PREFIX = "rate("  # how a counter's read names its series (discovery.read_name)
-# The baseline scan needs three recent points; a move in fewer than that is seen here.
-_UNSEEN_TAIL = 2
+# The baseline scan judges a move only once it holds its recent part: at least three points, or
+# `min_recent_share` of the series (tools/digest/metrics.py). A move shorter than that is seen here.
+_SCAN_RECENT_MIN = 3
 
 
 def alert_read_moves(
@@ -76,14 +78,15 @@ def _alert_metrics(evidence: Sequence[Evidence]) -> set[str]:
 
 def _short_move(raw: Sequence[Any], limits: DigestLimits) -> dict[str, Any] | None:
     """The newest points beyond every earlier one, by a meaningful share of the earlier median: in a
-    series too short to scan, however many they are; in a longer one, only the last `_UNSEEN_TAIL`
-    (the scan needs more recent points than that: a move seconds old is invisible to it)."""
+    series too short to scan, however many they are; in a longer one, only a tail shorter than the
+    scan's recent part (a move seconds old is invisible to it: an `up` at 0 for four points of 400)."""
     points = sorted(_points(raw))
     n = len(points)
     if n < 2:
         return None
     values = [v for _, v in points]
-    longest = n - 1 if n < limits.min_samples else min(_UNSEEN_TAIL, n - 1)
+    unseen = max(math.ceil(limits.min_recent_share * n), _SCAN_RECENT_MIN) - 1
+    longest = n - 1 if n < limits.min_samples else min(unseen, n - 1)
     for k in range(longest, 0, -1):
         earlier, tail = values[:-k], values[-k:]
         if not (min(tail) > max(earlier) or max(tail) < min(earlier)):

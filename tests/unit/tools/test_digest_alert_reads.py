@@ -57,3 +57,12 @@ def test_a_series_there_from_the_start_or_not_a_rate_is_not_born() -> None:
     assert alert_read_moves(_evidence(steady), [], limits=DigestLimits()) == []
     gauge = [[END - 15, 9.0], [END, 10.2]]
     assert alert_read_moves(_evidence(gauge, metric="queue_depth"), [], limits=DigestLimits()) == []
+
+
+def test_a_move_shorter_than_the_scans_recent_part_is_seen() -> None:
+    """`up` at 1 for 400 points, then 0 for the last five: the scan's recent part is twelve points
+    (3 % of 400), so it cannot judge the move yet; the alert that fires on it says it matters."""
+    up = [[START + 15 * k, 1.0] for k in range(400)] + [[START + 15 * (400 + k), 0.0] for k in range(5)]
+    [move] = alert_read_moves(_evidence(up, metric="requests_total"), [], limits=DigestLimits())
+    assert (move.baseline, move.recent, move.direction) == (1.0, 0.0, "down")
+    assert move.change_at == "2027-01-15T09:40:00Z"
