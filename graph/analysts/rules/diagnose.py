@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
+from graph.analysts.rules.links import pointed_at_by
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
 from graph.analysts.rules.statement import signal_phrases
@@ -151,7 +152,7 @@ def _symptom_findings(root: Suspect, ranking: Ranking, focus: Sequence[str]) -> 
         asked = suspect.service.lower() in focus or any(
             term in suspect.service.lower().replace("_", "-").split("-") for term in focus
         )
-        callers = {*root.blamed_by, *root.relayed_by, *root.followed_by}
+        callers = pointed_at_by(root)
         if asked and suspect.errors and suspect.service not in callers:
             pattern = max(suspect.errors, key=lambda p: p.count)
             found.append((suspect.service, say.pattern_finding(suspect.service, pattern)))
@@ -270,7 +271,7 @@ def _summary(
 ) -> str:
     # Only services a finding cites evidence for: the summary asserts nothing the findings do not.
     text = f"Root cause: {root.service} ({category.replace('_', ' ')})."
-    affected = sorted(set(root.blamed_by) | set(root.relayed_by) | set(root.followed_by) | set(symptoms))
+    affected = sorted(pointed_at_by(root) | set(symptoms))
     if affected:
         text += " Also affected: " + ", ".join(affected) + "."
     if ranking.unrelated:

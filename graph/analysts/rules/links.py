@@ -10,6 +10,7 @@ from datetime import datetime
 
 from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling
 from graph.analysts.rules.vocabulary import GENERIC_CATEGORIES, categorize
+from tools.facts import LogPattern
 
 # An error that says the failure is on the far side of a call (a proxy's upstream, a peer, a backend,
 # the database or broker a client talks to).
@@ -34,7 +35,7 @@ def link_relayed(involved: Sequence[Suspect]) -> None:
         if (s.alerts or s.anomalies) and not relays(s)
     }
     for relay in involved:
-        patterns = sorted((p for p in relay.errors if p.count >= MIN_PATTERN_COUNT), key=lambda p: -p.count)
+        patterns = _incident_patterns(relay)
         if relay.blames or not patterns:
             continue
         # Its lines together: one says whom it called ("SQL Error: 1205"), another what failed there
@@ -55,7 +56,7 @@ def link_same_kind(involved: Sequence[Suspect]) -> None:
     an app's slow fsyncs at 09:57). Generic kinds (latency, error rates) say nothing about a link."""
     kinds = {s.service: categorize(own_words(s), changed=False) for s in involved}
     for later in involved:
-        patterns = sorted((p for p in later.errors if p.count >= MIN_PATTERN_COUNT), key=lambda p: -p.count)
+        patterns = _incident_patterns(later)
         kind = kinds[later.service]
         if later.blames or later.onset is None or not patterns or kind in GENERIC_CATEGORIES:
             continue
@@ -69,6 +70,11 @@ def link_same_kind(involved: Sequence[Suspect]) -> None:
             ):
                 first.followed_by.setdefault(later.service, patterns[0])
                 later.blames.add(first.service)
+
+
+def _incident_patterns(suspect: Suspect) -> list[LogPattern]:
+    """A system's error patterns frequent enough to count, the most frequent first."""
+    return sorted((p for p in suspect.errors if p.count >= MIN_PATTERN_COUNT), key=lambda p: -p.count)
 
 
 def own_words(suspect: Suspect) -> str:

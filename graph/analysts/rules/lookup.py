@@ -160,13 +160,14 @@ _NAMELESS_WORDS = """
     were there how many did does do has have shows""".strip()
 _NOT_A_NAME = frozenset(_NAMELESS_WORDS.split())
 _ALERTS = re.compile(r"\balerts?\b", re.IGNORECASE)
-# "Which Consul health checks are critical right now?": things in an alerting state are what the
-# firing alerts say, whatever the things are called.
+# "haproxy on lb-1: which backends ...": a topic, a colon, then the ask.
 _TOPIC = re.compile(r"^[^:?]{1,60}:\s+(?=(?:which|what|whats|show|list)\b)", re.IGNORECASE)
 # "whats firing right now?": what is in an alerting state now.
 _FIRING_NOW = re.compile(
     r"^(?:what(?:'s|s| is| are)|anything)\s+(?:currently\s+|still\s+)?(?:firing|alerting)\b", re.I
 )
+# "Which Consul health checks are critical right now?": things in an alerting state are what the
+# firing alerts say, whatever the things are called.
 _WHICH_STATE = re.compile(
     r"^(?:which|what)\s+(?:[\w.-]+\s+){1,4}(?:are|is|have|has)\s+(?:\w+\s+)?(?:currently\s+|still\s+|now\s+)?"
     r"(?:critical|firing|failing|unhealthy|degraded|alerting|down|in\s+(?:a\s+)?(?:critical|warning|failed)\s+state)\b",

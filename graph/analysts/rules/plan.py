@@ -16,8 +16,8 @@ from graph.analysts.base import Plan, PlannedCall, PlanRequest
 from graph.analysts.rules.introspection import introspection_calls
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import resource_name
+from graph.analysts.rules.suspects import mentions
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
-from tools.digest.labels import name_pattern
 from tools.facts import Digest
 
 WINDOW_MINUTES = 120  # long enough for a baseline before a change in the last hour
@@ -147,7 +147,7 @@ def _mention_calls(request: PlanRequest) -> list[PlannedCall]:
     )
     names = {n for a in request.digest.anomalies for n in (a.service, resource_name(a.labels)) if n}
     moving = sorted(names - set(busiest))
-    named = [name for name in moving if name_pattern(name.lower()).search(said)][:MAX_MENTIONED]
+    named = [name for name in moving if mentions(said, name)][:MAX_MENTIONED]
     window = {"window_minutes": WINDOW_MINUTES, "first_lines": True}
     return [
         PlannedCall(tool="query_logs", args={"contains": name, "level": "info", **window})

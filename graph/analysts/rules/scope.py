@@ -77,13 +77,16 @@ def _member_of(term: str, name: str) -> bool:
     return workload_of_pod(term) == name or (term.startswith(f"{name}-") and term[len(name) + 1 :].isdigit())
 
 
+# "what is wrong with X", "the issue with our X": a question about X.
+_WRONG_WITH = r"(?:wrong|going on|happening|the (?:issue|problem|matter)) with (?:the |our |my )?"
+
 # What a question asks the health of: "is X healthy", "what is wrong with X", "why is X slow",
 # "the status of X". Only a name-like X (a hyphen, underscore, dot or digit: `quillmate-search`) is
 # read as a system's name; a plain word ("is the database slow") may be a generic noun.
 _SUBJECT = re.compile(
     r"\b(?:(?:why|how) (?:is|are|does|do|did|has|was) (?:the |our |my )?"
     r"|(?:^|[.?!;,]\s*)(?:is|are|was|has) (?:the |our |my )?"
-    r"|(?:wrong|going on|happening|the (?:issue|problem|matter)) with (?:the |our |my )?"
+    rf"|{_WRONG_WITH}"
     r"|(?:health|status|state) of (?:the |our |my )?)([a-z][\w.-]*[a-z0-9])"
     # ...as the subject, not an adjective ("why are long-running queries piling up?"): the end of
     # the sentence or a state follows it, after a word for what it is ("is the x-cache cluster ok?").
@@ -95,10 +98,7 @@ _SUBJECT = re.compile(
 )
 _NAME_LIKE = re.compile(r"[-_.\d]")
 
-_ASKED_ABOUT = re.compile(
-    r"\b(?:wrong|going on|happening|the (?:issue|problem|matter)) with (?:the |our |my )?([\w.-]+)",
-    re.IGNORECASE,
-)
+_ASKED_ABOUT = re.compile(rf"\b{_WRONG_WITH}([\w.-]+)", re.IGNORECASE)
 
 
 def _owners_named(question: str, digest: Digest) -> list[str]:

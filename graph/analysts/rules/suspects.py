@@ -68,8 +68,7 @@ def rank_suspects(
     that only shows up in other services' errors can still be named. `stack`, when given, is the
     monitoring stack, whose jobs and own telemetry are never suspects (None: the question is about it).
     """
-    suspects = _profile(digest, known, stack)
-    aliases = namespace_aliases(suspects)
+    suspects, aliases = _profile(digest, known, stack)
     troubled = [s for s in suspects.values() if s.events()]
     if not troubled:
         return Ranking([], [], None, aliases=aliases)
@@ -108,7 +107,11 @@ def rank_suspects(
     return Ranking(ranked, sorted(herrings, key=lambda s: s.service), start, quiet=quiet, aliases=aliases)
 
 
-def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None) -> dict[str, Suspect]:
+def _profile(
+    digest: Digest, known: Sequence[str], stack: MonitoringStack | None
+) -> tuple[dict[str, Suspect], dict[str, str]]:
+    """Every system with what the digest says about it, joined and linked; and the bare names of
+    the namespaced ones."""
     # Alertmanager's counters move whenever any alert fires: the stack is a witness, not a suspect.
     jobs = set(stack.jobs) if stack is not None else set()
     suspects: dict[str, Suspect] = {
@@ -170,7 +173,7 @@ def _profile(digest: Digest, known: Sequence[str], stack: MonitoringStack | None
     _link_dependencies(suspects, aliases)
     _blame_job_members(suspects)
     _link_sql_holders(suspects, digest.sql)
-    return suspects
+    return suspects, aliases
 
 
 def _join_carriers(suspects: dict[str, Suspect]) -> None:
