@@ -39,6 +39,9 @@ class LogPattern:
     # The one host every line came from (`host`, `hostname` or `nodename` label): a kernel or
     # syslog stream is about that machine.
     host: str | None = None
+    # Who reported the line when it is not the system's own: "scrape" is Prometheus failing to scrape
+    # it (the target's last error). Such words say how the system looks from outside.
+    origin: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from tools.digest.limits import DigestLimits
 from tools.digest.logs import patterns_from
 from tools.digest.metrics import anomalies_from
 from tools.digest.sql import summary_from
+from tools.digest.targets import patterns_from_targets
 from tools.facts import (
     CaseClue,
     DatabaseState,
@@ -56,6 +57,8 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
     if item.status is EvidenceStatus.EMPTY:
         return ItemFacts()
     data = item.data
+    if item.source is EvidenceSource.METRICS and "targets" in data:
+        return ItemFacts(patterns=tuple(patterns_from_targets(item.id, data, now=now, limits=limits)))
     if item.source is EvidenceSource.METRICS:
         return ItemFacts(anomalies=tuple(anomalies_from(item.id, data, now=now, limits=limits)))
     if item.source is EvidenceSource.LOGS and "lines" in data:

@@ -181,7 +181,7 @@ def _state_like(text: str) -> bool:
 
 
 def _category_text(root: Suspect, ranking: Ranking) -> str:
-    parts = [f"{p.template} {p.example} {p.reason or ''}" for p in root.errors]
+    parts = [f"{p.template} {p.example} {p.reason or ''}" for p in root.errors if not p.origin]
     parts += [f"{g.alertname} {g.summary}" for g in root.alerts]
     parts += [a.metric for a in root.anomalies]
     # Callers describe how the root looks from outside ("upstream timed out"); their words only
@@ -195,6 +195,10 @@ def _category_text(root: Suspect, ranking: Ranking) -> str:
         parts += [" ".join(summary.highlights) for summary in root.held_by_sql]
         waiters = [s for s in [*ranking.ranked, *ranking.herrings] if root.service in s.blames]
         parts += [f"{p.template} {p.example}" for s in waiters for p in s.errors]
+    # A failed scrape says how the root looks from outside ("connection refused" by a target that is
+    # down is not a slow dependency): its words decide only when nothing else speaks.
+    if not parts:
+        parts = [p.example for p in root.errors if p.origin]
     # One signal a line: the category is what most signals speak of (`vocabulary.categorize`).
     return "\n".join(part.replace("\n", " ") for part in parts)
 

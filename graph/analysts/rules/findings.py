@@ -135,6 +135,14 @@ def anomaly_finding(anomaly: MetricAnomaly, labels: Sequence[str] = ()) -> Findi
 
 def pattern_finding(service: str, pattern: LogPattern) -> Finding:
     level = (pattern.level or "log").upper()
+    if pattern.origin:
+        return Finding(
+            statement=(
+                f'{pattern.origin} of {service} failing: "{quote(pattern.example)}" '
+                f"(last at {pattern.last_seen})."
+            ),
+            evidence_ids=[pattern.evidence_id],
+        )
     return Finding(
         statement=(
             f'{service} logged {pattern.count} {level} lines like "{quote(pattern.example)}"'

@@ -34,8 +34,11 @@ def signal_phrases(root: Suspect, changes: Sequence[LogPattern]) -> list[str]:
     if root.errors:
         top = max(root.errors, key=lambda p: p.count)
         level = (top.level or "log").upper()
-        lines = f'{top.count} {level} lines like "{_short(top.example)}"{say.reason_of(top)}'
-        phrases.append(f"{lines} since {top.first_seen}")
+        if top.origin:
+            phrases.append(f'{top.origin} failing ("{_short(top.example)}") since {top.first_seen}')
+        else:
+            lines = f'{top.count} {level} lines like "{_short(top.example)}"{say.reason_of(top)}'
+            phrases.append(f"{lines} since {top.first_seen}")
     for summary in root.held_by_sql[:1]:
         phrases.append(f"{summary.datasource} shows " + "; ".join(summary.highlights[:2]))
     return (phrases + metrics[1:])[:MAX_SIGNALS]
