@@ -37,7 +37,39 @@ def scoped_service(
     if len(named) > 1 and (asked := _ASKED_ABOUT.search(question)):
         # "Kafka brokers lose their sessions: what is wrong with the ZooKeeper side?" asks about one.
         named = [name for name in named if name.lower() == asked.group(1).lower()] or named
+    if len(named) > 1:
+        # "we rolled out X yesterday fwiw, but why is Y failing?" asks about Y: X is context, and
+        # evidence that ties Y's trouble to X still makes X the cause (`scope_ranking`).
+        told = _told_in_passing(question)
+        named = [name for name in named if name.lower() not in told] or named
     return named[0] if len(named) == 1 else None
+
+
+# A question's clauses: what it asks sits in one, what it mentions in passing in another.
+_CLAUSE_BREAK = re.compile(
+    r"[,;:.!?()]|\s[-\u2013\u2014]\s|\s(?:but|and|so|though|although|since|after|because|fwiw|btw)\s",
+    re.IGNORECASE,
+)
+# A change told in passing: "we shipped X", "I just upgraded X", "X was deployed".
+_CHANGE_TOLD = re.compile(
+    r"\b(?:shipped|deployed|rolled (?:out|back)|released|pushed|upgraded|updated|merged|migrated|"
+    r"bumped|restarted|redeployed|patched)\b",
+    re.IGNORECASE,
+)
+_ASKING = re.compile(r"\b(?:why|what|how|which|who|where|is|are|does|do|can|could)\b|\?", re.IGNORECASE)
+
+
+def _told_in_passing(question: str) -> set[str]:
+    """Names that appear only in clauses telling of a change, never in a clause that asks."""
+    told: set[str] = set()
+    asked: set[str] = set()
+    for clause in _CLAUSE_BREAK.split(question):
+        terms = set(question_terms(clause))
+        if _CHANGE_TOLD.search(clause) and not _ASKING.search(clause):
+            told |= terms
+        else:
+            asked |= terms
+    return told - asked
 
 
 def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[str]:

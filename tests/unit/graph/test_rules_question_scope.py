@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Route
 from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.scope import scoped_service
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 NOW = "2026-01-01T11:00:00Z"
@@ -149,3 +150,22 @@ def test_a_named_service_with_one_error_line_gets_that_line_not_no_incident() ->
     said = " ".join([draft.summary, *(f.statement for f in draft.findings)])
     assert "PutObject AccessDenied" in said and "7F3A9C" in said
     assert draft.root_cause is None or draft.root_cause.service == "nightly-export"
+
+
+def test_a_change_told_in_passing_does_not_become_the_questions_subject() -> None:
+    """ "We upgraded X fwiw, but why is Y ...?" asks about Y: X's louder trouble is also happening."""
+    digest = Digest(alert_groups=[PG_ALERT], anomalies=[_memory("cache")], log_patterns=[PG_ERRORS])
+    draft = _draft(digest, "we upgraded pg-main last week fwiw, but why is memory on cache growing?")
+    assert draft.root_cause is not None and draft.root_cause.service == "cache"
+    assert "pg-main" in draft.summary
+
+
+def test_only_a_name_never_asked_about_is_told_in_passing() -> None:
+    known = ["lantern-web", "thimble-api"]
+    asked = "is lantern-web failing since we deployed thimble-api?"
+    assert scoped_service(asked, [], known) == "lantern-web"
+    assert scoped_service("why is lantern-web failing? we shipped thimble-api an hour ago", [], known) == (
+        "lantern-web"
+    )
+    # Both asked about: their relation is the question, left to the unscoped ranking.
+    assert scoped_service("why did the deploy of thimble-api break lantern-web?", [], known) is None
