@@ -130,19 +130,24 @@ def _profile(
     alerted = {g.service for g in digest.alert_groups if g.service}
     streams = {p.service for p in digest.log_patterns if p.service}
     alerted |= streams
-    collected = _collected_resources(digest.anomalies)
+    collectors = _collector_jobs(digest)
     for anomaly in digest.anomalies:
         if stack is not None and (
             stack.owns(_read_metric(anomaly.metric)) or anomaly.labels.get("job") in jobs
         ):
             continue
-        if (s := of(collected.get(id(anomaly)) or _system_of(anomaly, alerted))) is not None:
+        system = _collected(anomaly.labels, anomaly.service, collectors) or _system_of(anomaly, alerted)
+        if (s := of(system)) is not None:
             s.anomalies.append(anomaly)
     for group in digest.alert_groups:
         # A group Alertmanager holds wholly silenced or inhibited is known and muted, not new trouble.
         # An exporter job's alert on one instance is that instance's, when the instance logs under
         # its own name (`job=zookeeper instance=zk-2:7000` and zk-2's log stream).
-        system = _named_instance(group.labels, streams, group.service) or group.service
+        system = (
+            _collected(group.labels, group.service, collectors)
+            or _named_instance(group.labels, streams, group.service)
+            or group.service
+        )
         if group.status == "firing" and not group.all_muted and (s := of(system)) is not None:
             s.alerts.append(group)
     for pattern in digest.log_patterns:
@@ -253,22 +258,27 @@ def _named_instance(labels: Mapping[str, str], streams: set[str], service: str |
     return _named_by(labels, ("instance", "host", "server"), streams, service)
 
 
-def _collected_resources(anomalies: Sequence[MetricAnomaly]) -> dict[int, str]:
-    """Series of a collector job (a cloud exporter's `job=cloudwatch`) that speaks for several named
-    resources (`function_name=a`, `function_name=b`, `table_name=c`): each series is its resource's,
-    not the job's. Keyed by the anomaly's id."""
-    by_job: dict[str, list[tuple[MetricAnomaly, str]]] = {}
-    for anomaly in anomalies:
-        job = anomaly.labels.get("job")
-        named = resource_name(anomaly.labels)
-        if job and anomaly.service == job and named and named != job:
-            by_job.setdefault(job, []).append((anomaly, named))
-    return {
-        id(anomaly): named
-        for pairs in by_job.values()
-        if len({named for _, named in pairs}) >= 2
-        for anomaly, named in pairs
-    }
+def _collector_jobs(digest: Digest) -> set[str]:
+    """Jobs that speak for several named resources (a cloud exporter's `job=cloudwatch` with
+    `function_name=a`, `function_name=b`, `table_name=c`), by their series' or alerts' labels."""
+    by_job: dict[str, set[str]] = {}
+    labelled = [(a.labels, a.service) for a in digest.anomalies]
+    labelled += [(g.labels, g.service) for g in digest.alert_groups]
+    for labels, service in labelled:
+        job = labels.get("job")
+        named = resource_name(labels)
+        if job and service == job and named and named != job:
+            by_job.setdefault(job, set()).add(named)
+    return {job for job, names in by_job.items() if len(names) >= 2}
+
+
+def _collected(labels: Mapping[str, str], service: str | None, collectors: set[str]) -> str | None:
+    """The resource a collector job's series or alert is about (each is its resource's, not the
+    job's), or None when the job is not a collector."""
+    job = labels.get("job")
+    if not job or service != job or job not in collectors:
+        return None
+    return resource_name(labels)
 
 
 def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:

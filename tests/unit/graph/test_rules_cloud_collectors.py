@@ -8,7 +8,7 @@ from graph.analysts.base import DiagnoseRequest, Discovery, PlanRequest, Route
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.plan import plan_followup
 from graph.analysts.rules.suspects import rank_suspects
-from tools.facts import Digest, LogPattern, MetricAnomaly
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 
 def _series(metric: str, at: str, **labels: str) -> MetricAnomaly:
@@ -93,3 +93,28 @@ def test_the_follow_up_reads_what_any_stream_says_about_a_resource_the_errors_na
     )
     contains = [c.args.get("contains") for c in plan_followup(request).calls if c.tool == "query_logs"]
     assert "orders-book" in contains
+
+
+def _queue_alert(queue: str) -> AlertGroup:
+    return AlertGroup(
+        evidence_id="alerts-1",
+        alertname="QueueBacklogGrowing",
+        service="celery-exporter",
+        severity="warning",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T13:05:00Z",
+        summary=f"{queue} backlog keeps growing",
+        labels={"alertname": "QueueBacklogGrowing", "job": "celery-exporter", "queue_name": queue},
+    )
+
+
+def test_a_collector_jobs_alerts_are_their_named_resources() -> None:
+    """Alerts of one exporter job on two queues are the queues' trouble, not the exporter's; with a
+    moved series of a third resource of the same job, all three are told apart."""
+    alerts = [_queue_alert("render-backlog"), _queue_alert("thumbs")]
+    ranking = rank_suspects(Digest(alert_groups=alerts))
+    assert {s.service for s in ranking.ranked} == {"render-backlog", "thumbs"}
+    # One resource only: the job's alert stays the job's (nothing to tell apart).
+    assert [s.service for s in rank_suspects(Digest(alert_groups=alerts[:1])).ranked] == ["celery-exporter"]
