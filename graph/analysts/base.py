@@ -164,6 +164,10 @@ class Discovery:
     reads: Sequence[Mapping[str, Any]] = ()
 
 
+# A lookup plans its query, then (when every result was empty) one wider read of the same ask.
+LOOKUP_ROUNDS = 2
+
+
 @dataclass(frozen=True, slots=True)
 class PlanRequest:
     route: Route

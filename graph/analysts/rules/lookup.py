@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from graph.analysts.base import Plan, PlannedCall, PlanRequest
+from graph.analysts.base import LOOKUP_ROUNDS, Plan, PlannedCall, PlanRequest
+from graph.analysts.rules.lookup_widen import widened_calls
 
 LookupKind = Literal["logs", "promql", "alerts", "targets", "rules", "sql"]
 # A lookup reads logs over a day unless the question gives a window (ToolLimits.max_range_minutes).
@@ -157,7 +158,7 @@ _NAMELESS_WORDS = """
     rule metrics metric value values text word phrase containing contains matching with for from in
     of on prometheus promql sql query loki show list find grep search get give print display fetch post
     paste dump tail return pull lookup run execute evaluate count output read which what who are is was
-    were there how many did does do has have shows""".strip()
+    were there how many did does do has have shows and or but then also plus so""".strip()
 _NOT_A_NAME = frozenset(_NAMELESS_WORDS.split())
 _ALERTS = re.compile(r"\balerts?\b", re.IGNORECASE)
 # "haproxy on lb-1: which backends ...": a topic, a colon, then the ask.
@@ -427,8 +428,11 @@ def _first_group(match: re.Match[str]) -> str:
 
 
 def plan_lookup(request: PlanRequest) -> Plan:
-    """The one round of a lookup: the calls that run the query the question asks for (none when the
-    question's grammar names no query; the model may have routed it)."""
+    """The round of a lookup: the calls that run the query the question asks for (none when the
+    question's grammar names no query; the model may have routed it), then, when all of them matched
+    nothing, the same ask read more widely (`lookup_widen`)."""
+    if request.round == LOOKUP_ROUNDS:
+        return Plan(calls=widened_calls(request.evidence)[: request.remaining_tool_calls])
     if request.round != 1:
         return Plan()
     ask = lookup_ask(request.route.resolved_query, request.datasources)

@@ -238,6 +238,10 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "storage space",
             "free space",
             "storage full",
+            # A database that cannot grow a table or file (Oracle's ORA-1653 "unable to extend ... in
+            # tablespace", a full tablespace or datafile).
+            "unable to extend",
+            "tablespace",
         ),
     ),
     (

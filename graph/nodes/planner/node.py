@@ -10,7 +10,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.analysts.base import BudgetExhausted, PlannedCall, PlanRequest
+from graph.analysts.base import LOOKUP_ROUNDS, BudgetExhausted, PlannedCall, PlanRequest
 from graph.context import RunContext
 from graph.nodes.consult import consult
 from graph.nodes.discovery import discover
@@ -56,5 +56,7 @@ def _planned(ctx: RunContext, state: DiagnosisState, calls: list[PlannedCall]) -
 
 
 def _rounds(state: DiagnosisState) -> int:
-    """A diagnosis plans discovery, targeted calls, then follow-ups; a simple question one lookup."""
-    return MAX_ROUNDS if state["route"].route == "complex" else 1
+    """A diagnosis plans discovery, targeted calls, then follow-ups; a lookup its query, then (when it
+    matched nothing) a wider read of it; a simple question one round."""
+    route = state["route"].route
+    return MAX_ROUNDS if route == "complex" else LOOKUP_ROUNDS if route == "lookup" else 1

@@ -45,6 +45,7 @@ def test_the_statement_names_the_metric_and_its_change_with_values_and_time() ->
     ("words", "tag"),
     [
         ("FreeStorageSpace fell", "disk_full"),
+        ("ORA-1653: unable to extend table LAB.SAMPLES by 1024 in tablespace SAMPLE_DATA", "disk_full"),
         ("DatabaseConnections rose; too many clients already", "connection_pool_exhaustion"),
         ("Multi-AZ instance failover started; promoted replica", "failover"),
         ("checkpoints are occurring too frequently", "checkpoint"),

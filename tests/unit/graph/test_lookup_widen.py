@@ -1,0 +1,58 @@
+"""A lookup whose queries all matched nothing reads the same ask more widely in a second round: a
+metric named by part of its name, a machine's lines by its host labels (rules/lookup_widen.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.analysts.base import LOOKUP_ROUNDS, EvidenceRef, PlanRequest, Route
+from graph.analysts.rules.lookup import plan_lookup
+from graph.analysts.rules.lookup_widen import HOST_LABELS
+
+
+def _ref(tool: str, status: str, **args: Any) -> EvidenceRef:
+    return EvidenceRef(
+        id="metrics-1", source="metrics", tool=tool, title="", status=status, summary="", args=args
+    )
+
+
+def _second_round(*refs: EvidenceRef, round: int = LOOKUP_ROUNDS) -> list[tuple[str, dict[str, Any]]]:
+    request = PlanRequest(
+        route=Route(route="lookup", intent="lookup", resolved_query="what is X now?"),
+        round=round,
+        tool_names=[],
+        datasources=[],
+        remaining_tool_calls=10,
+        evidence=list(refs),
+    )
+    return [(call.tool, dict(call.args)) for call in plan_lookup(request).calls]
+
+
+def test_a_metric_named_by_part_of_its_name_is_read_by_every_name_containing_it() -> None:
+    empty = _ref("query_promql_instant", "EMPTY", promql="DeadletteredMessages", at="2028-05-22T09:30:00Z")
+    assert _second_round(empty) == [
+        ("query_promql_instant", {"promql": '{__name__=~"(?i).*DeadletteredMessages.*"}'})
+    ]
+    # An expression is the user's own PromQL: it is not rewritten.
+    assert _second_round(_ref("query_promql_instant", "EMPTY", promql='rate(x_total{job="a"}[5m])')) == []
+
+
+def test_a_machines_lines_are_read_by_its_host_labels_with_the_same_filters() -> None:
+    empty = _ref(
+        "query_logs", "EMPTY", service="vault-2", contains="sealed", limit=5, window_minutes=1440,
+        start="2028-12-02T10:05:00Z", end="2028-12-03T10:05:00Z", first_lines=False,
+    )  # fmt: skip
+    calls = _second_round(empty)
+    assert [args["labels"] for _, args in calls] == [{label: "vault-2"} for label in HOST_LABELS]
+    assert all(
+        args == {"contains": "sealed", "limit": 5, "window_minutes": 1440, "labels": args["labels"]}
+        for _, args in calls
+    )
+
+
+def test_nothing_is_widened_once_any_query_matched_or_after_the_second_round() -> None:
+    found = _ref("query_logs", "OK", service="vault")
+    empty = _ref("query_promql_instant", "EMPTY", promql="oldest_unacked_message_age")
+    assert _second_round(found, empty) == []
+    assert _second_round(_ref("query_promql_instant", "ERROR", promql="x")) == []
+    assert _second_round(empty, round=LOOKUP_ROUNDS + 1) == []
