@@ -49,10 +49,13 @@ def missing_sources(evidence: Sequence[EvidenceRef]) -> list[str]:
 
 
 def recovered(suspect: Suspect, now: datetime | None) -> bool:
-    """Whether everything troubling `suspect` ended long before now: errors only, all stopped."""
-    if now is None or suspect.alerts or suspect.anomalies or suspect.held_by_sql or not suspect.errors:
+    """Whether everything troubling `suspect` ended long before now: error lines only (its own, or
+    others' naming it: a mesh proxy's "failed to connect to X" that stopped with the outage), all
+    stopped."""
+    signs = [*suspect.errors, *suspect.blamed_by.values(), *suspect.relayed_by.values()]
+    if now is None or suspect.alerts or suspect.anomalies or suspect.held_by_sql or not signs:
         return False
-    ends = [parse_instant(p.last_seen) for p in suspect.errors]
+    ends = [parse_instant(p.last_seen) for p in signs]
     return all(end is not None and now - end >= RECOVERED_AFTER for end in ends)
 
 

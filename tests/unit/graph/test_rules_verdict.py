@@ -7,6 +7,8 @@ before now are a recovered incident, not a cause.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from graph.analysts.base import DiagnoseRequest, EvidenceRef, Route
 from graph.analysts.rules.diagnose import diagnose_digest
 from tools.facts import AlertGroup, Digest, LogPattern
@@ -114,6 +116,27 @@ def test_errors_still_coming_are_a_current_incident() -> None:
     draft = diagnose_digest(_request(Digest(log_patterns=[burst]), ANSWERED))
     assert draft.verdict == "incident" and draft.root_cause is not None
     assert draft.root_cause.service == "ingest"
+
+
+def _proxy_refused(last_seen: str) -> LogPattern:
+    """A mesh proxy's warnings that name the system it could not reach, from 10:05 until `last_seen`."""
+    text = "outbound:service{ns=loyalty name=tallyhall port=8080}: Failed to connect error=Connection refused"
+    return replace(_burst(last_seen), service="mesh-proxy", level="WARN", template=text, example=text)
+
+
+def test_a_system_blamed_only_by_lines_that_stopped_long_ago_has_recovered() -> None:
+    """Is tallyhall healthy now? Others' lines naming it stopped 40 minutes ago: a past incident."""
+    # tallyhall logs too (a known system), quietly.
+    own = replace(
+        _burst("2026-01-01T10:59:00Z"), service="tallyhall", level="INFO", template="served", example="served"
+    )
+    past = Digest(log_patterns=[_proxy_refused("2026-01-01T10:20:00Z"), own])
+    draft = diagnose_digest(_request(past, ANSWERED, "is tallyhall healthy now?"))
+    assert draft.verdict == "healthy" and draft.root_cause is None
+    now = Digest(log_patterns=[_proxy_refused("2026-01-01T10:58:00Z"), own])
+    current = diagnose_digest(_request(now, ANSWERED, "is tallyhall healthy now?"))
+    assert current.verdict == "incident" and current.root_cause is not None
+    assert current.root_cause.service == "tallyhall"
 
 
 def test_a_question_about_an_alert_of_no_system_is_not_given_another_systems_cause() -> None:
