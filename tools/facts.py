@@ -146,3 +146,6 @@ class Digest:
     runbooks: list[RunbookPassage] = field(default_factory=list)
     cases: list[CaseClue] = field(default_factory=list)
     gaps: list[SourceGap] = field(default_factory=list)
+    # Label values of every series and log line read (bounded): systems the evidence names even when
+    # no fact is about them, so a question about one is not about an unseen system.
+    names: set[str] = field(default_factory=set)

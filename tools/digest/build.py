@@ -43,6 +43,7 @@ def build_digest(
             digest.sql.append(facts.sql)
         if facts.database is not None:
             digest.databases.append(facts.database)
+        digest.names.update(facts.names)
         digest.runbooks.extend(facts.runbooks)
         digest.cases.extend(facts.cases)
         if item.status is EvidenceStatus.OK and item.source is EvidenceSource.ALERTS:

@@ -10,6 +10,7 @@ never edited once recorded, which is what makes identity a sound key.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -35,6 +36,7 @@ from tools.identity_cache import IdentityCache
 
 # About six runs of distinct evidence (at most 40 items each); each entry keeps its data alive.
 CACHED_ITEMS = 256
+MAX_NAMES_PER_ITEM = 2_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,8 @@ class ItemFacts:
     runbooks: tuple[RunbookPassage, ...] = ()
     cases: tuple[CaseClue, ...] = ()
     gap: SourceGap | None = None
+    # Label values of the series and lines read: the names the evidence knows, fact or no fact.
+    names: frozenset[str] = frozenset()
 
 
 def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemFacts:
@@ -60,9 +64,11 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
     if item.source is EvidenceSource.METRICS and "targets" in data:
         return ItemFacts(patterns=tuple(patterns_from_targets(item.id, data, now=now, limits=limits)))
     if item.source is EvidenceSource.METRICS:
-        return ItemFacts(anomalies=tuple(anomalies_from(item.id, data, now=now, limits=limits)))
+        anomalies = tuple(anomalies_from(item.id, data, now=now, limits=limits))
+        return ItemFacts(anomalies=anomalies, names=_label_values(data.get("series")))
     if item.source is EvidenceSource.LOGS and "lines" in data:
-        return ItemFacts(patterns=tuple(patterns_from(item.id, data, now=now, limits=limits)))
+        patterns = tuple(patterns_from(item.id, data, now=now, limits=limits))
+        return ItemFacts(patterns=patterns, names=_label_values(data.get("lines")))
     if item.source is EvidenceSource.SQL and "introspection" in data:
         return ItemFacts(database=state_from(item.id, data))
     if item.source is EvidenceSource.SQL and ("rows" in data or "tables" in data):
@@ -112,7 +118,20 @@ def _labelled(facts: ItemFacts, evidence_id: str) -> ItemFacts:
         database=None if facts.database is None else replace(facts.database, evidence_id=evidence_id),
         runbooks=tuple(replace(r, evidence_id=evidence_id) for r in facts.runbooks),
         cases=tuple(replace(c, evidence_id=evidence_id) for c in facts.cases),
+        names=facts.names,
     )
+
+
+def _label_values(records: object) -> frozenset[str]:
+    """Every label value of a result's series or lines, at most MAX_NAMES_PER_ITEM of them."""
+    names: set[str] = set()
+    for record in records if isinstance(records, list) else []:
+        labels = record.get("labels") if isinstance(record, Mapping) else None
+        if isinstance(labels, Mapping):
+            names.update(str(value) for value in labels.values())
+        if len(names) >= MAX_NAMES_PER_ITEM:
+            break
+    return frozenset(names)
 
 
 def _gap(item: Evidence, limits: DigestLimits) -> SourceGap:

@@ -82,6 +82,9 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
     names |= {v.lower() for a in digest.anomalies for v in a.labels.values()}
     names |= {(p.service or "").lower() for p in digest.log_patterns}
     families = {name.split("-", 1)[0] for name in names if name}
+    # Any label value read names a system the evidence knows (not a family: a region or a path is
+    # no system whose siblings a question could name).
+    names |= {name.lower() for name in digest.names}
     subjects = {term.lower() for term in _SUBJECT.findall(question) if _NAME_LIKE.search(term)}
     unseen: list[str] = []
     for term in question_terms(question):

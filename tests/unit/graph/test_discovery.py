@@ -59,9 +59,7 @@ def test_names_from_every_discovery_tool_are_merged() -> None:
 def test_label_sets_per_metric_are_bounded() -> None:
     reads = [{"metric": "up", "matchers": {"pod": str(n)}} for n in range(MAX_LABEL_SETS_PER_METRIC + 5)]
 
-    assert (
-        len(discover([item("list_metrics", {"reads": reads})]).metrics["up"]) == MAX_LABEL_SETS_PER_METRIC
-    )
+    assert len(discover([item("list_metrics", {"reads": reads})]).metrics["up"]) == MAX_LABEL_SETS_PER_METRIC
 
 
 def test_instant_promql_runs_in_the_signals_lane() -> None:

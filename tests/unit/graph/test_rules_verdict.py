@@ -148,6 +148,16 @@ def test_a_question_about_an_alert_of_no_system_is_not_given_another_systems_cau
     assert "QueueBacklogGrowing is firing" in draft.summary and "Also happening: ingest." in draft.summary
 
 
+def test_a_system_named_only_by_a_label_of_a_series_read_is_known() -> None:
+    """A cloud namespace named by `resourceName` on the series read, with nothing about it a fact, is
+    a system the evidence knows: quiet, so healthy, not "no series names it"."""
+    question = "is sb-ledger-prod healthy? a queue spiked at 02:00"
+    unknown = diagnose_digest(_request(Digest(), ANSWERED, question))
+    assert unknown.verdict == "inconclusive"
+    seen = diagnose_digest(_request(Digest(names={"sb-ledger-prod", "ledger-post"}), ANSWERED, question))
+    assert seen.verdict == "healthy" and seen.root_cause is None
+
+
 def test_a_system_no_evidence_names_is_inconclusive_not_another_systems_trouble() -> None:
     """Asked about `ingest-reconciler` when only `ingest` speaks: its health cannot be read, and the
     ingest errors are listed beside it, never given as its cause."""

@@ -78,9 +78,7 @@ def test_healthy_noise_and_daily_shape_yield_no_anomaly(seed: int) -> None:
     series = [
         _series(daily(rng, GRID, level=200.0, amplitude=0.6, peak_hour=14, noise=0.05), metric="a"),
         _series(daily(rng, GRID, level=0.3, amplitude=0.3, peak_hour=9, noise=0.1), metric="b"),
-        _series(
-            [round(v) for v in daily(rng, GRID, level=6.0, amplitude=0.3, noise=0.2)], metric="c"
-        ),
+        _series([round(v) for v in daily(rng, GRID, level=6.0, amplitude=0.3, noise=0.2)], metric="c"),
         _series(daily(rng, GRID, level=0.02, amplitude=0.2, noise=0.5), metric="d"),
         _series(daily(rng, GRID, level=1e9, amplitude=0.8, peak_hour=20, noise=0.02), metric="e"),
     ]

@@ -74,9 +74,7 @@ def test_demo_payment_changes_first_and_its_callers_follow(demo: Digest) -> None
     first_change: dict[str, str] = {}
     for anomaly in demo.anomalies:
         if anomaly.service and anomaly.change_at:
-            first_change[anomaly.service] = min(
-                first_change.get(anomaly.service, "~"), anomaly.change_at
-            )
+            first_change[anomaly.service] = min(first_change.get(anomaly.service, "~"), anomaly.change_at)
     assert first_change["payment"] < first_change["checkout"] < first_change["gateway"]
     assert "report-batch" not in first_change  # the red herring's CPU did not change recently
 

@@ -27,9 +27,7 @@ LEDGER = {"service": "ledger", "level": "error", "host": "ledger-2"}
         ('{service="ledger"} |= `C:\\path`', LEDGER, "at C:\\path now", True),
     ],
 )
-def test_query_keeps_the_lines_loki_would(
-    text: str, labels: dict[str, str], line: str, kept: bool
-) -> None:
+def test_query_keeps_the_lines_loki_would(text: str, labels: dict[str, str], line: str, kept: bool) -> None:
     assert parse_log_query(text).matches(labels, line) is kept
 
 

@@ -45,9 +45,7 @@ class InstantMetrics:
     async def now(self) -> datetime:
         return NOW
 
-    async def list_series(
-        self, *, match: str | None, window: TimeWindow, limit: int
-    ) -> list[SeriesRef]:
+    async def list_series(self, *, match: str | None, window: TimeWindow, limit: int) -> list[SeriesRef]:
         return []
 
     async def query_range(
@@ -59,10 +57,9 @@ class InstantMetrics:
         self.calls.append({"promql": promql, "at": at, "max_series": max_series})
         if self.error is not None:
             raise self.error
-        return [
-            Series("pool_in_use", {"pod": pod}, [(at.timestamp(), value)])
-            for pod, value in self.values
-        ][:max_series]
+        return [Series("pool_in_use", {"pod": pod}, [(at.timestamp(), value)]) for pod, value in self.values][
+            :max_series
+        ]
 
 
 def _toolbox(metrics: InstantMetrics | None, **limits: Any) -> Toolbox:
@@ -96,9 +93,7 @@ async def test_instant_query_at_now_has_the_evidence_shape() -> None:
 async def test_minutes_ago_moves_the_evaluation_time() -> None:
     metrics = InstantMetrics([("a", 1.0)])
 
-    evidence = await _toolbox(metrics).call(
-        TOOL, {"promql": "pool_in_use", "at_minutes_ago": 30}, _run()
-    )
+    evidence = await _toolbox(metrics).call(TOOL, {"promql": "pool_in_use", "at_minutes_ago": 30}, _run())
 
     at = NOW - timedelta(minutes=30)
     assert metrics.calls[0]["at"] == at

@@ -19,10 +19,7 @@ def _outcome(source: EvidenceSource, size: int = 10) -> ToolOutcome:
 
 def test_ids_count_per_source_within_a_run() -> None:
     run = RunEvidence(budget_bytes=1_000)
-    ids = [
-        run.record(_outcome(s)).id
-        for s in (EvidenceSource.SQL, EvidenceSource.LOGS, EvidenceSource.SQL)
-    ]
+    ids = [run.record(_outcome(s)).id for s in (EvidenceSource.SQL, EvidenceSource.LOGS, EvidenceSource.SQL)]
     assert ids == ["sql-1", "logs-1", "sql-2"]
     assert [e.id for e in run.all()] == ids
     assert run.total_bytes == 30

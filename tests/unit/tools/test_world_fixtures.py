@@ -36,9 +36,7 @@ def test_evaluation_takes_the_latest_sample_within_the_lookback() -> None:
         (TimeWindow(NOW - timedelta(days=30), NOW), 60),  # over 11,000 points, as Prometheus says
     ],
 )
-async def test_unservable_ranges_are_rejected(
-    tmp_path: Path, window: TimeWindow, step: int
-) -> None:
+async def test_unservable_ranges_are_rejected(tmp_path: Path, window: TimeWindow, step: int) -> None:
     metrics = PrometheusFixture(load_world(write_world(tmp_path, name="w", now=NOW, series=[])))
 
     with pytest.raises(SourceError) as raised:
