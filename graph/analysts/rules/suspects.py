@@ -380,9 +380,11 @@ def _host_part(name: str) -> str | None:
 
 def _named_as_client(text: str, name: str) -> bool:
     """Whether `text` names `name` as the client of the one logging ("client 10.3.2.15#53211: query
-    failed", "remote_addr=10.3.2.15"): a server's line about who called it, not about what it calls.
-    ("from X" and "peer X" say nothing: a reply comes from the far side too.)"""
-    said = rf"\b(?:client|remote_addr)[\s=:]+{re.escape(name.lower())}(?![\w-])"
+    failed", "remote_addr=10.3.2.15", a database's "[n1,client=10.40.1.22:51722,user=parcels] slow
+    RPC": the session's user is its caller): a server's line about who called it, not about what it
+    calls. ("from X" and "peer X" say nothing: a reply comes from the far side too.)"""
+    caller = r"(?:(?:client|remote_addr)[\s=:]+|(?:user|application_name)[=:])"
+    said = rf"\b{caller}{re.escape(name.lower())}(?![\w-])"
     return re.search(said, text) is not None
 
 

@@ -310,7 +310,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "read latency",
             "write latency",
             "io time",
-            "diskio",
+            "blockio",  # every spelling of disk I/O, folded (`_DISK_IO`)
             "fsync",
             "nvme",
         ),
@@ -377,7 +377,9 @@ CATEGORY_ADVICE: dict[str, str] = {
 }
 
 
-_DISK_IO = re.compile(r"disk[\s_]*i/?o(?![a-z])|disk[\s_]*io", re.IGNORECASE)
+_DISK_IO = re.compile(
+    r"disk[\s_]*i/?o(?![a-z])|disk[\s_]*io|disk[\s_]*(?:slow|stall)|slow[\s_]+disk", re.IGNORECASE
+)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[_.:/]+")
 
@@ -405,9 +407,11 @@ def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
     """The category the most signals of `text` (one per line) speak of; a bare change is a deploy regression,
     or a configuration error when the change lines edit configuration and ship no new version.
     Nothing specific: a latency or error-rate tag from the symptoms, else "unclassified"."""
-    # Disk I/O words read as one ("disk io", "node_disk_io_time", "DiskIO"): their "disk" is no full disk.
+    # Disk I/O words read as one ("disk io", "node_disk_io_time", "DiskIO", a slow or stalled disk:
+# "storage_disk_slow", "disk slowness detected"): their "disk" is no full disk, so the folded word
+# holds no "disk" for the storage cues to count.
     lowered = "\n".join(
-        _DISK_IO.sub("diskio", f"{signal.lower()} {readable(signal)} ") for signal in text.split("\n")
+        _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} ") for signal in text.split("\n")
     )
     best, best_hits = _best(lowered, CATEGORIES)
     if not best_hits:

@@ -371,3 +371,21 @@ def test_an_instance_is_named_by_its_host_and_a_client_named_by_a_server_is_the_
     linked = rank_suspects(Digest(alert_groups=[caller], log_patterns=[resolver]))
     assert "resolver" in next(s for s in linked.ranked if s.service == "10.3.2.15:9154").blames
     assert not next(s for s in linked.ranked if s.service == "resolver").blames
+
+
+def test_a_database_session_user_named_by_the_database_is_its_caller() -> None:
+    """A database's "[n1,client=10.40.1.22:51722,user=parcels-api] slow range RPC" names the session's
+    user: the caller, which points to the database, never the database to it."""
+    api = _pattern(
+        "parcels-api", "query failed after 5000ms: SELECT status FROM parcels", 60, "2026-01-01T08:01:00Z"
+    )
+    database = _pattern(
+        "crdb",
+        "[n1,client=10.40.1.22:51722,user=parcels-api] slow range RPC: have been waiting 8.03s",
+        30,
+        "2026-01-01T08:00:00Z",
+        "WARN",
+    )
+    ranking = rank_suspects(Digest(log_patterns=[api, database]))
+    assert "crdb" in next(s for s in ranking.ranked if s.service == "parcels-api").blames
+    assert not next(s for s in ranking.ranked if s.service == "crdb").blamed_by

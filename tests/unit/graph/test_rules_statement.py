@@ -50,6 +50,7 @@ def test_the_statement_names_the_metric_and_its_change_with_values_and_time() ->
         ("Multi-AZ instance failover started; promoted replica", "failover"),
         ("checkpoints are occurring too frequently", "checkpoint"),
         ("WriteLatency rose", "disk-io"),
+        ("storage_disk_slow rose; disk slowness detected: syncdata has been ongoing for 14.0s", "disk-io"),
         ("x509: certificate has expired or is not yet valid", "tls"),
         ("dial tcp: lookup orders-db: no such host", "dns"),
         ("Back-off restarting failed container", "crashloop"),
