@@ -64,6 +64,8 @@ INSTANCE_LABEL = "instance"
 _NAMING_KEY = re.compile(
     r"[Ii]dentifier$|[a-z]Id$|_id$|[a-z]_name$|[a-z]Name$|^(?:cluster|host|hostname|server|resource_name)$"
 )
+# Naming keys that name a machine or a group of them, not a resource: a resource's key wins over them.
+_MACHINE_KEY = re.compile(r"cluster|host|hostname|server")
 # `celery@worker-1`, `rabbit@mq-0`: a process at a host; `project:instance`: a cloud resource path.
 _AT_HOST = re.compile(r"^[^@\s]+@(?P<host>[^@\s]+)$")
 _RESOURCE_PATH = re.compile(r"^[^:\s]+:(?P<name>[^:\s]*[^\d:\s][^:\s]*)$")
@@ -209,8 +211,11 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
 
 
 def _vendor_name(labels: Mapping[str, object]) -> Pair | None:
-    """The first (by key) label whose key says it names something, for label sets of no listed label."""
-    for key in sorted(k for k in labels if isinstance(k, str) and k not in _NOT_NAMES):
+    """The first (by key) label whose key says it names something, for label sets of no listed label:
+    a named resource (`job_name`, `DBInstanceIdentifier`) before the machine it runs on (`host`,
+    `server`): a Flink job's alert with `job_name` and `host` is about the job."""
+    keys = sorted(k for k in labels if isinstance(k, str) and k not in _NOT_NAMES)
+    for key in sorted(keys, key=lambda k: _MACHINE_KEY.fullmatch(k) is not None):
         value = _value(labels, key)
         if value is not None and _NAMING_KEY.search(key):
             return (key, value)

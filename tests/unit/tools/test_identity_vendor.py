@@ -16,6 +16,9 @@ from tools.identity import identity_of
         ({"TableName": "orders-book"}, "orders-book"),
         ({"env": "prod", "host": "web-node-4"}, "web-node-4"),
         ({"alertname": "ReplicaLagHigh", "DBInstanceIdentifier": "r-1", "severity": "warning"}, "r-1"),
+        # A named resource before the machine it runs on (`host` sorts first by key).
+        ({"alertname": "CheckpointFailing", "host": "jm-1", "job_name": "sessionize"}, "sessionize"),
+        ({"cluster": "east", "TableName": "orders-book"}, "orders-book"),
     ],
 )
 def test_a_vendor_dimension_names_the_system(labels: dict[str, str], name: str) -> None:
