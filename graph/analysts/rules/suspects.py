@@ -128,7 +128,9 @@ def _profile(
     # Systems something else names (a firing alert, their own logs): an exporter's series about them
     # belong to them, not to the exporter's job.
     alerted = {g.service for g in digest.alert_groups if g.service}
-    streams = {p.service for p in digest.log_patterns if p.service}
+    # A host is known by its own log stream, or by other systems' errors naming it ("No route to host
+    # nas-1.lan" makes a `job=node instance=nas-1:9100` alert nas-1's, not the exporter job's).
+    streams = {p.service for p in digest.log_patterns if p.service} | _hosts_named_by_errors(digest)
     alerted |= streams
     collectors = _collector_jobs(digest)
     for anomaly in digest.anomalies:
@@ -250,6 +252,27 @@ def _absorb(whole: Suspect, part: Suspect) -> None:
     whole.errors += part.errors
     whole.changes += part.changes
     whole.alerts += part.alerts
+
+
+def _hosts_named_by_errors(digest: Digest) -> set[str]:
+    """Hosts of the firing alerts' instances that a system's own log line of error or warning level
+    names (not a failed scrape's words, which name their target by construction; never the loopback,
+    which every exporter of a one-machine setup shares)."""
+    hosts = {
+        value.rsplit(":", 1)[0]
+        for group in digest.alert_groups
+        for key in ("instance", "host")
+        if (value := group.labels.get(key))
+    } - _LOOPBACK
+    texts = [
+        f"{p.template} {p.example}".lower()
+        for p in digest.log_patterns
+        if (p.level or "").lower() in ERROR_LEVELS | WARN_LEVELS and not p.origin
+    ]
+    return {host for host in hosts if len(host) >= 4 and any(mentions(text, host) for text in texts)}
+
+
+_LOOPBACK = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 
 
 def _named_instance(labels: Mapping[str, str], streams: set[str], service: str | None) -> str | None:

@@ -389,3 +389,28 @@ def test_a_database_session_user_named_by_the_database_is_its_caller() -> None:
     ranking = rank_suspects(Digest(log_patterns=[api, database]))
     assert "crdb" in next(s for s in ranking.ranked if s.service == "parcels-api").blames
     assert not next(s for s in ranking.ranked if s.service == "crdb").blamed_by
+
+
+def test_an_exporter_jobs_alert_on_a_host_other_systems_errors_name_is_that_hosts() -> None:
+    """TargetDown `job=node instance=nas-1:9100` beside a backup's "No route to host nas-1.lan": the
+    alert is nas-1's (not the exporter job's), and the backup points to it over a louder CPU alert."""
+    down = replace(
+        _alert("TargetDown", "node", "nas-1:9100 scrape target is down", "2026-01-01T08:07:00Z"),
+        labels={"alertname": "TargetDown", "job": "node", "instance": "nas-1:9100"},
+    )
+    cpu = _alert("HostHighCpuLoad", "ci-4:9100", "CPU load is > 80% on ci-4", "2026-01-01T08:01:00Z")
+    backup = _pattern(
+        "nightly-backup",
+        "ssh: connect to host nas-1.lan port 22: No route to host",
+        6,
+        "2026-01-01T08:06:00Z",
+    )
+    ranking = rank_suspects(Digest(alert_groups=[down, cpu], log_patterns=[backup]))
+    nas = next(s for s in ranking.ranked if s.service == "nas-1")
+    assert [g.alertname for g in nas.alerts] == ["TargetDown"] and "nightly-backup" in nas.blamed_by
+    # The loopback names every exporter of a one-machine setup: it never becomes a system.
+    local = replace(down, labels={"alertname": "TargetDown", "job": "node", "instance": "127.0.0.1:9100"})
+    said = _pattern("nightly-backup", "connect to 127.0.0.1 port 5432 failed", 6, "2026-01-01T08:06:00Z")
+    alone = rank_suspects(Digest(alert_groups=[local], log_patterns=[said]))
+    names = {s.service for s in [*alone.ranked, *alone.herrings, *alone.quiet]}
+    assert "127.0.0.1" not in names and "node" in names
