@@ -60,12 +60,12 @@ _WORKLOAD_LABELS = ("deployment", "statefulset", "daemonset", "pod")
 _SCOPE_LABEL = "namespace"
 _CONTAINER_LABEL = "container"
 INSTANCE_LABEL = "instance"
+# Naming keys that name a machine or a group of them, not a resource: a resource's key wins over them.
+_MACHINE_KEYS = frozenset({"cluster", "host", "hostname", "server"})
 # Keys that name a thing in vendors' own spellings, tried only when no label of the list is present.
 _NAMING_KEY = re.compile(
-    r"[Ii]dentifier$|[a-z]Id$|_id$|[a-z]_name$|[a-z]Name$|^(?:cluster|host|hostname|server|resource_name)$"
+    rf"[Ii]dentifier$|[a-z]Id$|_id$|[a-z]_name$|[a-z]Name$|^(?:{'|'.join(sorted(_MACHINE_KEYS))}|resource_name)$"
 )
-# Naming keys that name a machine or a group of them, not a resource: a resource's key wins over them.
-_MACHINE_KEY = re.compile(r"cluster|host|hostname|server")
 # `celery@worker-1`, `rabbit@mq-0`: a process at a host; `project:instance`: a cloud resource path.
 _AT_HOST = re.compile(r"^[^@\s]+@(?P<host>[^@\s]+)$")
 _RESOURCE_PATH = re.compile(r"^[^:\s]+:(?P<name>[^:\s]*[^\d:\s][^:\s]*)$")
@@ -215,7 +215,7 @@ def _vendor_name(labels: Mapping[str, object]) -> Pair | None:
     a named resource (`job_name`, `DBInstanceIdentifier`) before the machine it runs on (`host`,
     `server`): a Flink job's alert with `job_name` and `host` is about the job."""
     keys = sorted(k for k in labels if isinstance(k, str) and k not in _NOT_NAMES)
-    for key in sorted(keys, key=lambda k: _MACHINE_KEY.fullmatch(k) is not None):
+    for key in sorted(keys, key=lambda k: k in _MACHINE_KEYS):
         value = _value(labels, key)
         if value is not None and _NAMING_KEY.search(key):
             return (key, value)

@@ -123,7 +123,7 @@ def _labelled(facts: ItemFacts, evidence_id: str) -> ItemFacts:
 
 
 def _label_values(records: object) -> frozenset[str]:
-    """Every label value of a result's series or lines, at most MAX_NAMES_PER_ITEM of them."""
+    """Every label value of a result's series or lines, record by record until MAX_NAMES_PER_ITEM are held."""
     names: set[str] = set()
     for record in records if isinstance(records, list) else []:
         labels = record.get("labels") if isinstance(record, Mapping) else None

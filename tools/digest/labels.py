@@ -17,6 +17,9 @@ SERVICE_LABEL_KEYS: tuple[str, ...] = tuple(
     k for k in DEFAULT_IDENTITY.labels if k not in ("namespace", "pod", "instance")
 )
 
+# Labels that name the machine a log line came from (a kernel's or syslog's stream is about it).
+HOST_LABEL_KEYS: tuple[str, ...] = ("host", "hostname", "nodename")
+
 # Where an instance-like identity lives, for alert instance lists.
 INSTANCE_LABEL_KEYS: tuple[str, ...] = ("instance", "pod", "host", "hostname", "node", "container")
 

@@ -17,7 +17,7 @@ from drain3.masking import MaskingInstruction
 from drain3.template_miner import TemplateMiner
 from drain3.template_miner_config import TemplateMinerConfig
 
-from tools.digest.labels import clip, iso_utc, parse_instant, service_of
+from tools.digest.labels import HOST_LABEL_KEYS, clip, iso_utc, parse_instant, service_of
 from tools.digest.limits import DigestLimits
 from tools.facts import LogPattern
 
@@ -61,9 +61,6 @@ class _Cluster:
     hosts: set[str] = field(default_factory=set)
 
 
-_HOST_KEYS = ("host", "hostname", "nodename")
-
-
 def patterns_from(
     evidence_id: str, data: Mapping[str, Any], *, now: datetime, limits: DigestLimits
 ) -> list[LogPattern]:
@@ -89,7 +86,7 @@ def patterns_from(
         cluster_id = int(cluster.cluster_id)
         entry = clusters.setdefault((cluster_id, service), _Cluster(service=service, level=level))
         _record(entry, ts, message, level)
-        if host := next((labels[k] for k in _HOST_KEYS if labels.get(k)), None):
+        if host := next((labels[k] for k in HOST_LABEL_KEYS if labels.get(k)), None):
             entry.hosts.add(host)
         if entry.reason is None:
             entry.reason = _reason_of(labels, message)

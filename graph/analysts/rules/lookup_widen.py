@@ -14,9 +14,10 @@ import re
 from collections.abc import Sequence
 
 from graph.analysts.base import EvidenceRef, PlannedCall
+from tools.digest.labels import HOST_LABEL_KEYS
 
 # Labels that name the machine or pod a log line came from, in the spellings log shippers use.
-HOST_LABELS = ("host", "hostname", "nodename", "instance", "pod")
+HOST_LABELS = (*HOST_LABEL_KEYS, "instance", "pod")
 _ASKS = frozenset({"query_promql_instant", "query_logs"})
 _BARE_NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*$")
 _KEPT_LOG_ARGS = ("contains", "level", "limit", "window_minutes")

@@ -408,8 +408,8 @@ def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
     or a configuration error when the change lines edit configuration and ship no new version.
     Nothing specific: a latency or error-rate tag from the symptoms, else "unclassified"."""
     # Disk I/O words read as one ("disk io", "node_disk_io_time", "DiskIO", a slow or stalled disk:
-# "storage_disk_slow", "disk slowness detected"): their "disk" is no full disk, so the folded word
-# holds no "disk" for the storage cues to count.
+    # "storage_disk_slow", "disk slowness detected"): their "disk" is no full disk, so the folded word
+    # holds no "disk" for the storage cues to count.
     lowered = "\n".join(
         _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} ") for signal in text.split("\n")
     )
