@@ -47,7 +47,7 @@ def build_graph(*, node_timeout_s: float = 60.0) -> DiagnosisGraph:
 
     def add(node: NodeId, entry: NodeEntry[Any], **options: Any) -> None:
         """One timeout for every node; each reports to the run's recorder under its id."""
-        add_node(node, observed(node, entry), timeout=node_timeout_s, **options)
+        add_node(node, observed(node, entry, timeout_s=node_timeout_s), **options)
 
     add(NodeId.ROUTER, node_router)
     add(NodeId.PLANNER, node_planner)

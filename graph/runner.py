@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from langgraph.errors import GraphRecursionError, NodeTimeoutError
+from langgraph.errors import GraphRecursionError
 
 from graph.analysts.base import Analyst
 from graph.build import DiagnosisGraph
@@ -27,6 +27,7 @@ from graph.context import (
     RunMeter,
 )
 from graph.nodes.fallback import deadline_fallback
+from graph.nodes.observed import NodeTimedOut
 from graph.recorder import CANCELLED, FAILED, RunObserver, TraceRecorder
 from graph.report_markdown import with_markdown
 from graph.state import DiagnosisState
@@ -139,7 +140,7 @@ class DiagnosisRunner:
         except GraphRecursionError:
             log.error("run %s: recursion limit reached", request.run_id)
             raise RunFailed("RECURSION_LIMIT") from None
-        except NodeTimeoutError as timeout:
+        except NodeTimedOut as timeout:
             log.error("run %s: node %s timed out", request.run_id, timeout.node)
             raise RunFailed("NODE_TIMEOUT") from None
         return _result(final, ctx, finished=True)

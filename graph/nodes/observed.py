@@ -1,4 +1,10 @@
-"""Wraps each node entry so that its start, end, timing and a bounded summary reach the recorder."""
+"""Wraps each node entry: its start, end, timing and a bounded summary reach the recorder, and it
+runs within the node timeout.
+
+The timeout is a scope in the node's own task, not LangGraph's per-node `timeout=`, which runs every
+node in a task of its own beside a watchdog task: two tasks and their contexts per node, held for as
+long as a node waits on a model (about 11 KB per open stream, see bench/README.md).
+"""
 
 from __future__ import annotations
 
@@ -15,8 +21,17 @@ S = TypeVar("S", bound=Mapping[str, Any])
 NodeEntry = Callable[[S, Runtime[RunContext]], Awaitable[dict[str, Any]]]
 
 
-def observed(node_id: NodeId, entry: NodeEntry[S]) -> NodeEntry[S]:
-    """The same entry, reporting to the run's recorder around every call; the trace step is the node id."""
+class NodeTimedOut(Exception):
+    """A node ran longer than the node timeout; `node` is its id."""
+
+    def __init__(self, node: str, timeout_s: float) -> None:
+        super().__init__(f"node {node} ran longer than {timeout_s}s")
+        self.node = node
+
+
+def observed(node_id: NodeId, entry: NodeEntry[S], *, timeout_s: float) -> NodeEntry[S]:
+    """The same entry, bounded by `timeout_s` and reporting to the run's recorder around every call;
+    the trace step is the node id."""
     node = node_id.value
 
     async def run(state: S, runtime: Runtime[RunContext]) -> dict[str, Any]:
@@ -24,7 +39,15 @@ def observed(node_id: NodeId, entry: NodeEntry[S]) -> NodeEntry[S]:
         started = ctx.clock()
         await ctx.recorder.node_started(node)
         try:
-            update = await entry(state, runtime)
+            async with asyncio.timeout(timeout_s) as bound:
+                update = await entry(state, runtime)
+        except TimeoutError:
+            expired = bound.expired()  # else a bound inside the node raised it: a failure like any other
+            summary = "timed out" if expired else "failed"
+            await ctx.recorder.node_finished(node, "error", _ms_since(ctx, started), summary)
+            if expired:
+                raise NodeTimedOut(node, timeout_s) from None
+            raise
         except asyncio.CancelledError:
             ctx.recorder.node_interrupted(node, _ms_since(ctx, started))
             raise

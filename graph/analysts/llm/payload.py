@@ -113,7 +113,9 @@ def _round(value: Any) -> Any:
 
 
 def _clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    # "..." rather than "…": one character beyond Latin-1 makes Python store the whole prompt at two
+    # bytes a character, and the prompt stays alive for as long as its model call is in flight.
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _clip_list(value: Any) -> Any:

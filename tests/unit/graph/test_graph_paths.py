@@ -173,6 +173,19 @@ async def test_deadline_ends_in_budget_exhausted_fallback_and_cancels_tools() ->
     assert toolbox.cancelled == len(toolbox.calls) > 0
 
 
+async def test_a_node_past_its_timeout_fails_the_run_and_cancels_its_tools() -> None:
+    toolbox = FakeToolbox(delay_s=5.0)
+    runner = DiagnosisRunner(build_graph(node_timeout_s=0.2), recursion_limit=60)
+    request = RunRequest(run_id="run-1", session_id="session-1", query="Why is the api failing?")
+    observer = RecordingObserver()
+    handle = runner.start(request, run_parts(toolbox), observer)
+    with pytest.raises(RunFailed) as failed:
+        await handle.result()
+    assert failed.value.code == "NODE_TIMEOUT"
+    assert toolbox.calls and toolbox.cancelled == len(toolbox.calls)
+    assert handle.partial_trace()["path"] == ["router", "planner", "executors"]
+
+
 async def test_three_executors_run_concurrently() -> None:
     plan = Plan(
         calls=[
