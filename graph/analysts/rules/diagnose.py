@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
+from graph.analysts.rules.addresses import carrying
 from graph.analysts.rules.links import pointed_at_by
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
@@ -127,7 +128,9 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
     for pattern in _decisive_changes(root, onset):
         found.append(say.change_finding(root.service, pattern))
     for downstream, pattern in sorted(root.blamed_by.items())[:3]:
-        found.append(say.blame_finding(downstream, root.service, pattern))
+        address = root.addressed_by.get(downstream)
+        carriers = carrying(root, address) if address else []
+        found.append(say.blame_finding(downstream, root.service, pattern, address, carriers))
     for relay, pattern in sorted(root.relayed_by.items())[:2]:
         found.append(say.relay_finding(relay, pattern))
     for later, pattern in sorted(root.followed_by.items())[:2]:

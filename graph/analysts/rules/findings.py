@@ -163,13 +163,22 @@ def recovered_finding(service: str, pattern: LogPattern) -> Finding:
     return said.model_copy(update={"statement": said.statement[:-1] + " and none since: it recovered."})
 
 
-def blame_finding(downstream: str, upstream: str, pattern: LogPattern) -> Finding:
+def blame_finding(
+    downstream: str,
+    upstream: str,
+    pattern: LogPattern,
+    address: str | None = None,
+    carriers: Sequence[str] = (),
+) -> Finding:
+    """`downstream`'s errors naming `upstream`; by its `address` alone, the finding also cites the
+    `carriers`, `upstream`'s own evidence at that address, which is what ties the two."""
+    named = f"{address}, the address {upstream} is scraped at," if address else upstream
     return Finding(
         statement=(
-            f"{downstream} errors name {upstream} as the failing dependency: "
+            f"{downstream} errors name {named} as the failing dependency: "
             f'"{quote(pattern.example)}" (first seen {pattern.first_seen}).'
         ),
-        evidence_ids=[pattern.evidence_id],
+        evidence_ids=sorted({pattern.evidence_id, *carriers}),
     )
 
 

@@ -28,6 +28,7 @@ class Suspect:
     changes: list[LogPattern] = field(default_factory=list)  # deploy, version, config lines
     alerts: list[AlertGroup] = field(default_factory=list)  # firing groups
     blamed_by: dict[str, LogPattern] = field(default_factory=dict)  # other service -> its pattern
+    addressed_by: dict[str, str] = field(default_factory=dict)  # those naming only its address -> it
     # Other services whose errors fail on the far side of a call the way this one's signals say it
     # fails, without naming it (a proxy's "handshake to upstream 10.1.9.20 failed") -> their pattern.
     relayed_by: dict[str, LogPattern] = field(default_factory=dict)

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 
+from graph.analysts.rules.addresses import address_owners, names_address
 from graph.analysts.rules.aliases import names_host, namespace_aliases
 from graph.analysts.rules.links import (
     causally_linked,
@@ -374,26 +375,36 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
     names += [
         (host, name, mentions) for name in suspects if (host := _host_part(name)) and host not in suspects
     ]
+    # A system known to the caller only by the address its series are scraped at.
+    names += [(address, owner, names_address) for address, owner in address_owners(suspects).items()]
     for suspect in suspects.values():
         own_jobs = {a.labels.get("job") for a in suspect.anomalies}
         own_jobs |= {g.labels.get("job") for g in suspect.alerts}
         for pattern in suspect.errors:
             text = f"{pattern.template} {pattern.example}".lower()
-            for name, other, named in names:
-                if (
-                    other != suspect.service
-                    and other in suspects
-                    and not own_jobs & {name, other}
-                    and named(text, name)
-                ):
-                    if _named_as_waiter(text, name) or _named_as_client(text, name):
-                        # A server's report names who waits on it ("blocked process report: blocked
-                        # spid 417 (quote-svc, ...)"): that caller is the victim, the server upstream
-                        # (no words of the caller's to cite: it only points to the server).
-                        suspects[other].blames.add(suspect.service)
-                        continue
-                    suspects[other].blamed_by.setdefault(suspect.service, pattern)
-                    suspect.blames.add(other)
+            hits = [
+                (name, other, named)
+                for name, other, named in names
+                if other != suspect.service
+                and other in suspects
+                and not own_jobs & {name, other}
+                and named(text, name)
+            ]
+            if any(named is names_address for _, _, named in hits):
+                # The address says where the call went: a plain word of the same line that is also
+                # some system's name ("Connection to node 2 (10.20.4.12:9092)") is not a second one.
+                hits = [hit for hit in hits if hit[2] is not mentions]
+            for name, other, named in hits:
+                if _named_as_waiter(text, name) or _named_as_client(text, name):
+                    # A server's report names who waits on it ("blocked process report: blocked
+                    # spid 417 (quote-svc, ...)"): that caller is the victim, the server upstream
+                    # (no words of the caller's to cite: it only points to the server).
+                    suspects[other].blames.add(suspect.service)
+                    continue
+                suspects[other].blamed_by.setdefault(suspect.service, pattern)
+                if named is names_address:
+                    suspects[other].addressed_by.setdefault(suspect.service, name)
+                suspect.blames.add(other)
 
 
 def _host_part(name: str) -> str | None:

@@ -1,0 +1,65 @@
+"""Systems their callers know only by address: a client's "Connection to node 2 (10.20.4.12:9092)
+could not be established" names no service, but the host part of the instance a system's series are
+scraped at (`instance="10.20.4.12:9308"`) is that system's address, whatever the port."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from functools import cache
+
+from graph.analysts.rules.suspect import Suspect
+
+# Hosts every machine has: naming one says nothing about which system is meant.
+_EVERYWHERE = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]"})
+_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+
+
+def address_owners(suspects: Mapping[str, Suspect]) -> dict[str, str]:
+    """Address -> the one system whose series or alerts carry it as their instance's host. An
+    address two systems carry (an app and the node exporter on one machine) names neither."""
+    owners: dict[str, set[str]] = {}
+    for suspect in suspects.values():
+        for address in _addresses(suspect):
+            owners.setdefault(address, set()).add(suspect.service)
+    return {address: next(iter(found)) for address, found in owners.items() if len(found) == 1}
+
+
+def names_address(text: str, address: str) -> bool:
+    """Whether lower-cased `text` names `address` as a whole (10.2.0.1 is not 10.2.0.15)."""
+    return _address_pattern(address).search(text) is not None
+
+
+def carrying(suspect: Suspect, address: str) -> list[str]:
+    """The evidence of `suspect`'s own that carries `address`: what ties the address to its name."""
+    found = {a.evidence_id for a in suspect.anomalies if address in _hosts(a.labels.values())}
+    found |= {g.evidence_id for g in suspect.alerts if address in _hosts([*g.labels.values(), *g.instances])}
+    return sorted(found)
+
+
+def _addresses(suspect: Suspect) -> set[str]:
+    hosts = _hosts(value for a in suspect.anomalies for key, value in a.labels.items() if key == "instance")
+    hosts |= _hosts(value for g in suspect.alerts for value in [g.labels.get("instance", ""), *g.instances])
+    return hosts
+
+
+def _hosts(values: Iterable[str]) -> set[str]:
+    return {host for value in values if (host := _host_of(value)) is not None}
+
+
+def _host_of(value: str) -> str | None:
+    """The host of an `instance` value: an IPv4 address, or a host with a port (a host name
+    without a port is a name, not an address)."""
+    host, colon, port = value.lower().rpartition(":")
+    if not (colon and port.isdigit()):
+        host = value.lower()
+        if not _IPV4.fullmatch(host):
+            return None
+    if host in _EVERYWHERE or len(host) < 4:
+        return None
+    return host
+
+
+@cache
+def _address_pattern(address: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.-]){re.escape(address)}(?![\w-]|\.\d)")

@@ -1,0 +1,94 @@
+"""A dependency its callers know only by address: the host of the instance its series are scraped at."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.addresses import names_address
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.suspects import rank_suspects
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+
+CLIENT_ERRORS = LogPattern(
+    evidence_id="logs-1",
+    service="tally-worker",
+    level="WARN",
+    template="Connection to node 2 (<*>) could not be established. Broker may not be available.",
+    count=140,
+    first_seen="2026-01-01T08:06:00Z",
+    last_seen="2026-01-01T08:29:00Z",
+    example="Connection to node 2 (10.20.4.12:9092) could not be established. Broker may not be available.",
+)
+BROKER_DIRS = MetricAnomaly(
+    evidence_id="metrics-3",
+    metric="kafka_log_offline_log_directory_count",
+    labels={"job": "kafka-broker", "instance": "10.20.4.12:9308"},
+    service="kafka-broker",
+    baseline=0.0,
+    recent=1.0,
+    peak=1.0,
+    change_at="2026-01-01T08:03:00Z",
+    direction="up",
+    ratio=100.0,
+    score=9.0,
+)
+# A louder alert of the node exporter's job: "node" is also a plain word of the client's line.
+HERRING = AlertGroup(
+    evidence_id="alerts-1",
+    alertname="HostHighCpuLoad",
+    service="node",
+    severity="critical",
+    status="firing",
+    count=1,
+    instances=["ci-runner-3:9100"],
+    first_started="2026-01-01T08:04:00Z",
+    summary="CPU load above 95% on ci-runner-3",
+    labels={"alertname": "HostHighCpuLoad", "job": "node", "instance": "ci-runner-3:9100"},
+)
+
+
+def _ask(digest: Digest) -> DiagnoseRequest:
+    return DiagnoseRequest(
+        route=Route(route="complex", resolved_query="why is tally-worker lagging?"),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T08:30:00Z",
+    )
+
+
+def test_a_caller_naming_only_an_address_blames_the_system_scraped_there() -> None:
+    draft = diagnose_digest(
+        _ask(Digest(anomalies=[BROKER_DIRS], log_patterns=[CLIENT_ERRORS], alert_groups=[HERRING]))
+    )
+    assert draft.root_cause is not None and draft.root_cause.service == "kafka-broker"
+    blame = [f for f in draft.findings if f.statement.startswith("tally-worker errors name 10.20.4.12")]
+    # The address ties the two only through the broker's own series: the finding cites both.
+    assert blame and blame[0].evidence_ids == ["logs-1", "metrics-3"]
+    assert "the address kafka-broker is scraped at" in blame[0].statement
+    ranking = rank_suspects(
+        Digest(anomalies=[BROKER_DIRS], log_patterns=[CLIENT_ERRORS], alert_groups=[HERRING])
+    )
+    node = next(s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet] if s.service == "node")
+    assert not node.blamed_by  # "node 2" is a word of the line; the address says where the call went
+
+
+def test_an_address_two_systems_are_scraped_at_names_neither() -> None:
+    node = replace(
+        BROKER_DIRS,
+        evidence_id="metrics-4",
+        metric="node_filesystem_avail_bytes",
+        service="node",
+        labels={"job": "node", "instance": "10.20.4.12:9100"},
+        direction="down",
+        ratio=0.01,
+    )
+    ranking = rank_suspects(Digest(anomalies=[BROKER_DIRS, node], log_patterns=[CLIENT_ERRORS]))
+    assert not any(s.addressed_by for s in ranking.ranked)
+
+
+def test_an_address_is_matched_whole() -> None:
+    assert names_address("connect to 10.20.4.12:9092 failed", "10.20.4.12")
+    assert names_address("peer 10.20.4.12 down.", "10.20.4.12")
+    assert not names_address("connect to 10.20.4.120:9092 failed", "10.20.4.12")
+    assert not names_address("connect to 10.20.4.12.5 failed", "10.20.4.12")
