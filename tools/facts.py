@@ -136,6 +136,17 @@ class SourceGap:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class RoutineMove:
+    """A move the same series made at the same hour `days_before` days earlier (read in
+    `earlier_evidence_id`, where it reached `earlier_peak`): the series' daily rhythm, no incident."""
+
+    anomaly: MetricAnomaly
+    earlier_evidence_id: str
+    days_before: int
+    earlier_peak: float
+
+
 @dataclass(slots=True)
 class Digest:
     anomalies: list[MetricAnomaly] = field(default_factory=list)
@@ -146,6 +157,7 @@ class Digest:
     runbooks: list[RunbookPassage] = field(default_factory=list)
     cases: list[CaseClue] = field(default_factory=list)
     gaps: list[SourceGap] = field(default_factory=list)
+    routine: list[RoutineMove] = field(default_factory=list)  # moves that are the series' daily rhythm
     # Label values of every series and log line read (bounded): systems the evidence names even when
     # no fact is about them, so a question about one is not about an unseen system.
     names: set[str] = field(default_factory=set)

@@ -195,3 +195,25 @@ async def test_a_system_the_question_names_implicates_its_metrics(toolbox: Toolb
     assert reads[2] == ("http_request_duration_seconds_bucket", "histogram", "implicated")
     assert "checkout" in answer.data["identities"]["job"]
     assert "alertmanager" not in answer.data["identities"]["job"]
+
+
+async def test_a_read_a_day_earlier_reads_that_window_and_says_so(toolbox: Toolbox, world: World) -> None:
+    now = await toolbox.call(
+        "read_metric", {"metric": "node_cpu_seconds_total", "window_minutes": 30}, _run(world)
+    )
+    earlier = await toolbox.call(
+        "read_metric",
+        {"metric": "node_cpu_seconds_total", "window_minutes": 30, "days_before": 1},
+        _run(world),
+    )
+
+    def moment(value: str) -> datetime:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+    # (a real server's "now" moves on between the two calls)
+    assert abs(moment(now.query["end"]) - moment(earlier.query["end"]) - timedelta(days=1)) < timedelta(
+        seconds=30
+    )
+    assert earlier.query["days_before"] == 1 and "days_before" not in now.query
+    # The world's history is the last hour: a day earlier it holds nothing, now it does.
+    assert now.data["series"] and not any(s["samples"] for s in earlier.data["series"])

@@ -17,6 +17,7 @@ from tools.digest.item import ItemFactsCache
 from tools.digest.limits import DigestLimits
 from tools.digest.logs import rank_patterns
 from tools.digest.metrics import rank_anomalies
+from tools.digest.rhythm import earlier_read, split_routine
 from tools.facts import Digest, LogPattern, MetricAnomaly, RunbookPassage
 
 # Per-item facts survive between calls: a run digests its growing evidence list more than once.
@@ -33,11 +34,15 @@ def build_digest(
     patterns: list[LogPattern] = []
     alerts = AlertGrouper(bounds)
     histories: list[Evidence] = []
+    earlier: list[Evidence] = []
     for item in evidence:
         facts = _ITEM_FACTS.facts(item, now=now, limits=bounds)
         if facts.gap is not None:
             digest.gaps.append(facts.gap)
-        anomalies.extend(facts.anomalies)
+        if earlier_read(item):
+            earlier.append(item)  # a read of days past: compared with today's moves, not scanned
+        else:
+            anomalies.extend(facts.anomalies)
         patterns.extend(facts.patterns)
         if facts.sql is not None:
             digest.sql.append(facts.sql)
@@ -56,6 +61,7 @@ def build_digest(
     # A firing alert's own metrics moved in a series too short to scan: a fact about its system.
     anomalies = _unique_anomalies(anomalies)
     anomalies += alert_read_moves(evidence, anomalies, limits=bounds)
+    anomalies, digest.routine = split_routine(anomalies, earlier, now=now)
     digest.anomalies = rank_anomalies(
         anomalies,
         limit=bounds.max_anomalies,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from datetime import timedelta
 from operator import itemgetter
 from typing import Annotated, Literal
 
@@ -153,6 +154,11 @@ class ReadMetricArgs(ToolArgs):
     rate_seconds: Annotated[int, Field(ge=1, le=86_400)] | None = Field(
         default=None, description="rate() range in seconds for counters and histograms (an alert rule's)"
     )
+    # Recorded in the result's query with the other arguments: the digest compares a read of the past
+    # with today's moves and never scans it for moves of its own.
+    days_before: Annotated[int, Field(ge=1, le=7)] | None = Field(
+        default=None, description="the same window this many days earlier (is a move a daily rhythm?)"
+    )
 
 
 async def read_metric(ctx: ToolContext, args: ReadMetricArgs) -> Answer:
@@ -161,6 +167,9 @@ async def read_metric(ctx: ToolContext, args: ReadMetricArgs) -> Answer:
     stack = stack_of(ctx)
     kind = args.kind or kind_of(args.metric, await _metadata_of(ctx, args.metric))
     window = ctx.window(args.window_minutes)
+    if args.days_before:
+        back = timedelta(days=args.days_before)
+        window = TimeWindow(start=window.start - back, end=window.end - back)
     step_s = ctx.step_for(window, None)
     # The rate range of an alert's rule when given: a five-minute rate hides a move seconds old
     # that the rule's own `[10s]` already fires on.

@@ -15,7 +15,7 @@ from typing import Any
 
 from graph.analysts.base import Discovery, EvidenceRef, Turn
 from tools.digest.labels import service_of
-from tools.facts import AlertGroup, Digest
+from tools.facts import AlertGroup, Digest, RoutineMove
 from tools.toolbox.catalog import DISCOVERY_TOOLS
 
 MAX_FACTS_PER_KIND = 10
@@ -50,6 +50,8 @@ def digest_view(digest: Digest, *, per_kind: int = MAX_FACTS_PER_KIND) -> dict[s
         "unavailable_sources": [_fact(asdict(g)) for g in digest.gaps[:per_kind]],
         # A database's own account (inspect_database), present only when one was asked.
         "databases": [_fact(asdict(d)) for d in digest.databases[:per_kind]],
+        # Moves the same series made at the same hour days before: the daily rhythm, no incident.
+        "routine_moves": [_routine(m) for m in digest.routine[:per_kind]],
     }
     return {kind: facts for kind, facts in kinds.items() if facts}
 
@@ -110,6 +112,23 @@ def _round(value: Any) -> Any:
         return value
     rounded = float(f"{value:.4g}")
     return int(rounded) if rounded.is_integer() else rounded
+
+
+def _routine(move: RoutineMove) -> dict[str, Any]:
+    anomaly = move.anomaly
+    return _fact(
+        {
+            "evidence_id": anomaly.evidence_id,
+            "earlier_evidence_id": move.earlier_evidence_id,
+            "metric": anomaly.metric,
+            "service": anomaly.service,
+            "baseline": anomaly.baseline,
+            "recent": anomaly.recent,
+            "change_at": anomaly.change_at,
+            "days_before": move.days_before,
+            "earlier_peak": move.earlier_peak,
+        }
+    )
 
 
 def _clip(text: str, limit: int = MAX_TEXT_CHARS) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from graph.analysts.base import Finding
 from tools.digest.labels import INSTANCE_LABEL_KEYS, SERVICE_LABEL_KEYS
-from tools.facts import AlertGroup, CaseClue, LogPattern, MetricAnomaly, SqlSummary
+from tools.facts import AlertGroup, CaseClue, LogPattern, MetricAnomaly, RoutineMove, SqlSummary
 from tools.identity import DEFAULT_IDENTITY
 
 MAX_QUOTE = 120
@@ -130,6 +130,19 @@ def anomaly_finding(anomaly: MetricAnomaly, labels: Sequence[str] = ()) -> Findi
             f"starting {anomaly.change_at}."
         ),
         evidence_ids=[anomaly.evidence_id],
+    )
+
+
+def routine_finding(move: RoutineMove) -> Finding:
+    """A move the series made at the same hour days before: its rhythm, cited with both reads."""
+    said = anomaly_finding(move.anomaly)
+    days = "the day" if move.days_before == 1 else f"{move.days_before} days"
+    return Finding(
+        statement=(
+            f"{said.statement[:-1]}, as it did at the same hour {days} before "
+            f"(peak {number(move.earlier_peak)}): its daily rhythm, not an incident."
+        ),
+        evidence_ids=sorted({move.anomaly.evidence_id, move.earlier_evidence_id}),
     )
 
 

@@ -35,6 +35,9 @@ _TIME_COLUMN = re.compile(r"(?:updated|modified|changed|created)(?:_at|_on)?$|_a
 
 
 MAX_EVENT_STREAMS = 3
+MAX_RHYTHM_READS = 3
+# What a read_metric result's query keeps of the call's arguments (the rest is its PromQL and window).
+_READ_ARGS = ("metric", "kind", "matchers", "filters", "rate_seconds", "window_minutes")
 MAX_MENTIONED = 2
 MIN_MENTIONED_CHARS = 4  # a shorter name matches too many lines by accident
 
@@ -98,7 +101,12 @@ def plan_followup(request: PlanRequest) -> Plan:
     if request.route.route != "complex":
         return Plan()
     # Round 2's errors may implicate a database only now (repeats of round 2's calls are dropped).
-    calls = introspection_calls(request) + _event_calls(request) + _mention_calls(request)
+    calls = (
+        introspection_calls(request)
+        + _rhythm_calls(request)
+        + _event_calls(request)
+        + _mention_calls(request)
+    )
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)
         if match is None or not summary.columns:
@@ -116,6 +124,21 @@ def plan_followup(request: PlanRequest) -> Plan:
                 _sql(summary.datasource, f"SELECT * FROM {table} ORDER BY {recent[0]} DESC LIMIT 20")
             )
     return Plan(calls=calls[: request.remaining_tool_calls])
+
+
+def _rhythm_calls(request: PlanRequest) -> list[PlannedCall]:
+    """The reads behind round 2's strongest moves again, over the same window a day earlier: a move
+    the series made at the same hour the day before is its daily rhythm (the digest compares them)."""
+    if "read_metric" not in request.tool_names:
+        return []
+    reads = {e.id: e for e in request.evidence if e.tool == "read_metric" and not e.args.get("days_before")}
+    calls: list[PlannedCall] = []
+    for anomaly in sorted(request.digest.anomalies, key=lambda a: -a.score):
+        ref = reads.pop(anomaly.evidence_id, None)  # one earlier read per read, however many moves it holds
+        if ref is not None and len(calls) < MAX_RHYTHM_READS:
+            args = {key: ref.args[key] for key in _READ_ARGS if key in ref.args}
+            calls.append(PlannedCall(tool="read_metric", args=args | {"days_before": 1}))
+    return calls
 
 
 def _event_calls(request: PlanRequest) -> list[PlannedCall]:

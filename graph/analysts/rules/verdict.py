@@ -141,6 +141,12 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
         text += " " + "; ".join(_muted_phrase(g) for g in muted) + "."
     if resolved:
         text += " " + "; ".join(_resolved_phrase(g) for g in resolved[:3]) + "; nothing is abnormal now."
+    routine = [m for m in digest.routine if target is None or m.anomaly.service == target][:3]
+    if routine:
+        moved = ", ".join(
+            dict.fromkeys(f"{m.anomaly.metric} of {m.anomaly.service or 'a series'}" for m in routine)
+        )
+        text += f" {moved} moved as at the same hour the day before: the daily rhythm."
     if recoveries:
         text += (
             " Earlier trouble ended: " + ", ".join(s.service for s in past) + " (nothing is abnormal now)."
@@ -152,6 +158,7 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
             _calm(checked),
             *[say.alert_finding(_where(g), [g]) for g in muted],
             *[_resolved_finding(g) for g in resolved[:3]],
+            *[say.routine_finding(m) for m in routine],
             *recoveries,
         ],
         open_questions=_open_questions(request),

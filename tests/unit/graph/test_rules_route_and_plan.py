@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from graph.analysts.base import Discovery, PlanRequest, Route, RouteRequest, Turn
+from graph.analysts.base import Discovery, EvidenceRef, PlanRequest, Route, RouteRequest, Turn
 from graph.analysts.rules.plan import focus_services, plan_discovery, plan_followup, plan_targeted
 from graph.analysts.rules.route import route_question
-from tools.facts import AlertGroup, Digest, SqlSummary
+from tools.facts import AlertGroup, Digest, MetricAnomaly, SqlSummary
 
 TOOLS = [
     "list_alerts",
@@ -126,3 +126,48 @@ def test_a_question_about_hours_ago_reads_the_alert_history_further_back() -> No
     assert history("We got paged overnight for DiskBacklog. Anything still wrong?") == {"window_minutes": 720}
     assert history("what fired yesterday on the db?") == {"window_minutes": 2880}
     assert history("why is the storefront slow?") == {}
+
+
+def test_third_round_reads_the_strongest_moves_again_a_day_earlier() -> None:
+    """A 120-minute window cannot tell a daily peak from an incident; the same read a day earlier can."""
+
+    def moved(evidence_id: str, score: float) -> MetricAnomaly:
+        return MetricAnomaly(
+            evidence_id,
+            "backend_sessions",
+            {"proxy": "web"},
+            "lb",
+            40,
+            300,
+            310,
+            "2030-01-01T09:00:00Z",
+            "up",
+            7.5,
+            score,
+        )
+
+    def read(evidence_id: str, **query: object) -> EvidenceRef:
+        args = {"metric": "backend_sessions", "kind": "gauge", "promql": "backend_sessions", **query}
+        return EvidenceRef(evidence_id, "metrics", "read_metric", "t", "OK", "s", args)
+
+    reads = [read("metrics-1", matchers={"proxy": "web"}, window_minutes=120), read("metrics-2")]
+    digest = Digest(anomalies=[moved("metrics-2", 3.0), moved("metrics-1", 9.0), moved("metrics-1", 8.0)])
+    request = replace(_request(3, digest=digest), tool_names=[*TOOLS, "read_metric"], evidence=reads)
+    calls = [c for c in plan_followup(request).calls if c.tool == "read_metric"]
+    assert [c.args for c in calls] == [
+        {
+            "metric": "backend_sessions",
+            "kind": "gauge",
+            "matchers": {"proxy": "web"},
+            "window_minutes": 120,
+            "days_before": 1,
+        },
+        {"metric": "backend_sessions", "kind": "gauge", "days_before": 1},
+    ]
+    # A read of the past is never read again further back.
+    again = replace(
+        request,
+        evidence=[read("metrics-1", days_before=1)],
+        digest=Digest(anomalies=[moved("metrics-1", 9.0)]),
+    )
+    assert not [c for c in plan_followup(again).calls if c.tool == "read_metric"]
