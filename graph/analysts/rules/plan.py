@@ -35,7 +35,7 @@ _TIME_COLUMN = re.compile(r"(?:updated|modified|changed|created)(?:_at|_on)?$|_a
 
 
 MAX_EVENT_STREAMS = 3
-MAX_RHYTHM_READS = 3
+MAX_RHYTHM_READS = 6  # each a read round 2 made, over an earlier window: cheap
 # What a read_metric result's query keeps of the call's arguments (the rest is its PromQL and window).
 _READ_ARGS = ("metric", "kind", "matchers", "filters", "rate_seconds", "window_minutes")
 MAX_MENTIONED = 2
@@ -101,12 +101,7 @@ def plan_followup(request: PlanRequest) -> Plan:
     if request.route.route != "complex":
         return Plan()
     # Round 2's errors may implicate a database only now (repeats of round 2's calls are dropped).
-    calls = (
-        introspection_calls(request)
-        + _rhythm_calls(request)
-        + _event_calls(request)
-        + _mention_calls(request)
-    )
+    calls = introspection_calls(request) + _event_calls(request) + _mention_calls(request)
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)
         if match is None or not summary.columns:
@@ -123,6 +118,8 @@ def plan_followup(request: PlanRequest) -> Plan:
             calls.append(
                 _sql(summary.datasource, f"SELECT * FROM {table} ORDER BY {recent[0]} DESC LIMIT 20")
             )
+    # Last: what the budget leaves after the calls that look for a cause.
+    calls += _rhythm_calls(request)
     return Plan(calls=calls[: request.remaining_tool_calls])
 
 

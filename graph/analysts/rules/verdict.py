@@ -141,11 +141,13 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
         text += " " + "; ".join(_muted_phrase(g) for g in muted) + "."
     if resolved:
         text += " " + "; ".join(_resolved_phrase(g) for g in resolved[:3]) + "; nothing is abnormal now."
-    routine = [m for m in digest.routine if target is None or m.anomaly.service == target][:3]
+    # One per metric (the same move on every replica says one thing), the strongest three.
+    moves = {
+        m.anomaly.metric: m for m in reversed(digest.routine) if target is None or m.anomaly.service == target
+    }
+    routine = sorted(moves.values(), key=lambda m: -m.anomaly.score)[:3]
     if routine:
-        moved = ", ".join(
-            dict.fromkeys(f"{m.anomaly.metric} of {m.anomaly.service or 'a series'}" for m in routine)
-        )
+        moved = ", ".join(f"{m.anomaly.metric} of {m.anomaly.service or 'a series'}" for m in routine)
         text += f" {moved} moved as at the same hour the day before: the daily rhythm."
     if recoveries:
         text += (
