@@ -164,8 +164,9 @@ class Discovery:
     reads: Sequence[Mapping[str, Any]] = ()
 
 
-# A lookup plans its query, then (when every result was empty) one wider read of the same ask.
-LOOKUP_ROUNDS = 2
+# A lookup plans its query, then (when every result was empty) a wider read of the same ask, then
+# the log streams whose names hold the question's words (when the wider read found nothing either).
+LOOKUP_ROUNDS = 3
 
 
 @dataclass(frozen=True, slots=True)

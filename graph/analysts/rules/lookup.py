@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from graph.analysts.base import LOOKUP_ROUNDS, Plan, PlannedCall, PlanRequest
-from graph.analysts.rules.lookup_widen import widened_calls
+from graph.analysts.rules.lookup_widen import WIDER_ROUND, stream_calls, widened_calls
 
 LookupKind = Literal["logs", "promql", "alerts", "targets", "rules", "sql"]
 # A lookup reads logs over a day unless the question gives a window (ToolLimits.max_range_minutes).
@@ -44,11 +44,40 @@ _WHICH = re.compile(
 # A noun phrase asking for rows without a verb: "the last 20 lines containing ...", "error logs of X".
 _ROWS_PHRASE = re.compile(
     r"^(?:the\s+)?(?:(?:last|latest|newest|most recent|first|top)\s+\d{1,5}\s+|all\s+)?"
-    r"(?:(?:error|warn(?:ing)?|info|debug|fatal|critical)\s+)?(?:log\s+)?(?:lines|logs|entries|messages)\b",
+    r"(?:(?:error|warn(?:ing)?|info|debug|fatal|critical)\s+)?(?:log\s+)?(?:lines|logs|entries|messages)\b"
+    # "last 10 slow query log entries": a count, then a few words saying which log
+    r"|^(?:the\s+)?(?:last|latest|newest|most recent|first|top)\s+\d{1,5}\s+(?:[\w-]+\s+){1,3}"
+    r"(?:log\s+)?(?:lines|logs|entries|messages)\b",
     re.IGNORECASE,
 )
 _VALUE_OF = re.compile(
-    r"^what(?:'s| is| are)\s+(?:the\s+)?(?:current\s+|latest\s+)?values?\s+of\b", re.IGNORECASE
+    r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:current\s+|latest\s+)?values?\s+of\b", re.IGNORECASE
+)
+# "what's the current replication lag of mongo-2", "memcached uptime on pw-cache-01 right now?": a value
+# asked for now in plain words, which a metric's name holds in that order (`..._replication_lag`).
+_VALUE_WORDS = re.compile(
+    r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:(?:current|latest|present)\s+)?"
+    r"(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*){0,2})\s+(?:of|on|for|in)\s+[\w.:-]",
+    re.IGNORECASE,
+)
+_FILLER = frozenset(["the", "a", "an", "current", "latest", "present", "value", "values", "my", "our", "its"])
+# Words that ask how a system is, not a value of it: that is a diagnosis.
+_NO_VALUE_WORDS = frozenset(
+    [
+        "state",
+        "status",
+        "health",
+        "healthy",
+        "condition",
+        "situation",
+        "problem",
+        "problems",
+        "issue",
+        "issues",
+        "cause",
+        "wrong",
+        "going",
+    ]
 )
 # "What is the current ApproximateAgeOfOldestMessage of ...": a metric asked for by its name and "now".
 _CURRENT_OF = re.compile(
@@ -128,7 +157,7 @@ _LABEL = re.compile(
     r"\s*[=:]?\s*[\"'`]?([A-Za-z0-9_.:/-]+)",
     re.IGNORECASE,
 )
-_NAME_LIKE = re.compile(r"\b[A-Za-z][\w.:]*[-_\d][\w.:-]*[A-Za-z0-9]\b")
+_NAME_LIKE = re.compile(r"\b[A-Za-z][\w.:]*[-_\d.][\w.:-]*[A-Za-z0-9]\b")  # `db-1`, `x.dlq`
 _LABEL_NAMES = {"ns": "namespace", "hostname": "host", "environment": "env"}
 _SERVICE_PATTERNS = (
     re.compile(r"\b(?:service|app|application|job|workload|deployment)\s+[\"'`]?([A-Za-z0-9_.-]+)", re.I),
@@ -215,7 +244,8 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
     state = _WHICH_STATE.match(text) or _FIRING_NOW.match(text)
     asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text) or state)
     if not asks_data:
-        return None
+        named = _value_in_words(text)
+        return _promql(text, named, _about(text, named)) if named else None
     if _NOW.search(text) and not _LOGS.search(text) and (metric := _METRIC_NAME.search(text)):
         return _promql(text, metric.group(0), _about(text, metric.group(0)))
     if _TARGETS.search(text) and not _LOGS.search(text):
@@ -227,6 +257,19 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
         args = {"kind": kind.group(1).lower()} if kind else {}
         return LookupAsk("rules", (PlannedCall(tool="list_rules", args=args, purpose="lookup"),))
     return _logs(text)
+
+
+def _value_in_words(text: str) -> str | None:
+    """Every metric whose name holds the question's words in order, for a value asked for now in
+    plain words; None for anything else (how a system is, logs, a judgement)."""
+    match = _VALUE_WORDS.match(text)
+    if match is None or not _NOW.search(text) or _LOGS.search(text):
+        return None
+    words = [w for w in re.split(r"[ -]", match.group("words").lower()) if w not in _FILLER]
+    if not words or _NO_VALUE_WORDS & set(words) or max(len(w) for w in words) < 3:
+        return None
+    # RE2's (?i): the question's spelling rarely matches a vendor's case.
+    return '{__name__=~"(?i).*' + ".*".join(re.escape(w) for w in words) + '.*"}'
 
 
 def _promql_expression(text: str) -> str | None:
@@ -431,8 +474,13 @@ def plan_lookup(request: PlanRequest) -> Plan:
     """The round of a lookup: the calls that run the query the question asks for (none when the
     question's grammar names no query; the model may have routed it), then, when all of them matched
     nothing, the same ask read more widely (`lookup_widen`)."""
-    if request.round == LOOKUP_ROUNDS:
+    if request.round == WIDER_ROUND:
         return Plan(calls=widened_calls(request.evidence)[: request.remaining_tool_calls])
+    if request.round == LOOKUP_ROUNDS:
+        text = request.route.resolved_query.lower()
+        words = [w for w in re.findall(r"[a-z0-9]+", text) if len(w) >= 3 and w not in _NOT_A_NAME]
+        calls = stream_calls(request.evidence, request.discovery.log_services, words)
+        return Plan(calls=calls[: request.remaining_tool_calls])
     if request.round != 1:
         return Plan()
     ask = lookup_ask(request.route.resolved_query, request.datasources)

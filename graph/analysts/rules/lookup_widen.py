@@ -5,7 +5,8 @@ A question names things in its own words, not always the backend's: a metric by 
 for a cloud exporter's long prefixed name), a machine by its host name where the log streams are named
 by the program (`service=vault` with `host=vault-2`). When every query of the first round answered
 EMPTY, the second reads the metric names containing the word (case-insensitive) and the lines whose
-host labels equal the name; the first round's empty table still says what the literal query found.
+host labels equal the name, and alerts asked for by a word no alert's identity is are all listed, to be
+narrowed to those holding the word; the first round's empty table still says what the literal query found.
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from tools.digest.labels import HOST_LABEL_KEYS
 
 # Labels that name the machine or pod a log line came from, in the spellings log shippers use.
 HOST_LABELS = (*HOST_LABEL_KEYS, "instance", "pod")
-_ASKS = frozenset({"query_promql_instant", "query_logs"})
+_ASKS = frozenset({"query_promql_instant", "query_logs", "list_alerts"})
 _BARE_NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*$")
+_PARTS = re.compile(r"[-_.:/]")
 _KEPT_LOG_ARGS = ("contains", "level", "limit", "window_minutes")
 _EMPTY = "EMPTY"
+WIDER_ROUND = 2
+MAX_STREAMS = 3
 
 
 def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
@@ -39,6 +43,11 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
                 calls.append(
                     PlannedCall(tool="query_promql_instant", args={"promql": promql}, purpose="lookup")
                 )
+        elif ref.tool == "list_alerts":
+            if ref.args.get("service"):
+                # "alerts for rabbit": no alert's identity is the word; the answer keeps the firing
+                # alerts whose names, labels or summaries hold it (`RabbitmqTooManyReadyMessages`).
+                calls.append(PlannedCall(tool="list_alerts", args={}, purpose="lookup"))
         elif (
             (service := ref.args.get("service"))
             and not ref.args.get("labels")
@@ -51,4 +60,23 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
                 )
                 for label in HOST_LABELS
             ]
+            listing = PlannedCall(tool="list_log_streams", args={"label": "service"}, purpose="lookup")
+            calls += [] if listing in calls else [listing]  # for the last round, when these find nothing
     return calls
+
+
+def stream_calls(
+    evidence: Sequence[EvidenceRef], streams: Sequence[str], words: Sequence[str]
+) -> list[PlannedCall]:
+    """The last round of a log lookup nothing matched: the streams whose names hold a word of the
+    question or the name asked for as a part ("slow query log entries from db": `db-slow`; "the
+    kafka broker logs", read as the stream `broker`: `kafka`), at most three."""
+    asked = [ref for ref in evidence if ref.tool == "query_logs"]
+    if not asked or any(ref.status != _EMPTY for ref in asked):
+        return []
+    read = {str(ref.args.get("service")) for ref in asked}
+    wanted = {w.lower() for w in words} | {name.lower() for name in read}
+    named = [s for s in streams if s not in read and wanted & set(_PARTS.split(s.lower()))][:MAX_STREAMS]
+    first = asked[0]
+    kept = {key: first.args[key] for key in _KEPT_LOG_ARGS if key in first.args}
+    return [PlannedCall(tool="query_logs", args={**kept, "service": s}, purpose="lookup") for s in named]

@@ -193,7 +193,9 @@ def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = ()) -> Looku
     """
     shown = [item for item in items if item.tool in READERS]
     failed = [item for item in shown if not item.status.succeeded]
-    tables = [_narrowed(_table(group), about) for group in _groups([i for i in shown if i.status.succeeded])]
+    tables = [
+        _narrowed(_table(group), about, group) for group in _groups([i for i in shown if i.status.succeeded])
+    ]
     matched = [table for table in tables if table.rows]
     if not shown:
         summary = "No query could be formed from this question: name what to read (logs, a metric, alerts)."
@@ -241,7 +243,9 @@ def _table(group: Sequence[Evidence]) -> LookupTable:
     )
 
 
-def _narrowed(table: LookupTable, about: Sequence[str]) -> LookupTable:
+def _narrowed(table: LookupTable, about: Sequence[str], group: Sequence[Evidence]) -> LookupTable:
+    if table.kind == "alerts" and about and not any(item.query.get("service") for item in group):
+        return _alerts_mentioning(table, about)
     if table.kind != "series" or not about:
         return table
     kept = [row for row in table.rows if any(_names(row[0], name) for name in about)]
@@ -253,10 +257,22 @@ def _narrowed(table: LookupTable, about: Sequence[str]) -> LookupTable:
     )
 
 
+def _alerts_mentioning(table: LookupTable, about: Sequence[str]) -> LookupTable:
+    """Every alert listed for a word no alert's identity is: the rows whose cells hold it, none if
+    none does (all the firing alerts would answer a question about something else)."""
+    words = [name.lower() for name in about]
+    kept = [row for row in table.rows if any(w in str(cell).lower() for cell in row for w in words)]
+    names = ", ".join(about)
+    return table.model_copy(
+        update={"rows": kept, "total": len(kept), "title": f"{len(kept)} alerts of {names}"}
+    )
+
+
 def _names(series: str, name: str) -> bool:
-    """Whether a series' label values name `name` (exactly, or as a host before its port)."""
+    """Whether a series' label values name `name` (exactly, or as a host before its port or domain:
+    `mongo-2.internal:27017` names mongo-2)."""
     values = re.findall(r'="([^"]*)"', series)
-    return any(value == name or value.split(":")[0] == name for value in values)
+    return any(name in (value, host := value.split(":")[0], host.split(".")[0]) for value in values)
 
 
 def _limit(item: Evidence) -> int:

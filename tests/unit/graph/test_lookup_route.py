@@ -171,6 +171,20 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         "query_promql_instant",
         {"promql": "ApproximateAgeOfOldestMessage"},
     ),
+    # A value asked for now in plain words: every metric whose name holds them in order.
+    (
+        "what's the current replication lag of mongo-2 in seconds",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*replication.*lag.*"}'},
+    ),
+    (
+        "memcached uptime on pw-cache-01 right now?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*memcached.*uptime.*"}'},
+    ),
+    ("current value of queue_depth for orders.dlq?", "query_promql_instant", {"promql": "queue_depth"}),
+    # A count, then the words saying which log.
+    ("last 10 slow query log entries from mysql pls", "query_logs", {"service": "mysql", "limit": 10}),
 ]
 
 # Questions that ask for a judgement, not rows: they stay diagnoses ("explain ..." a short answer).
@@ -195,6 +209,10 @@ NOT_LOOKUPS = [
     "Why did payment log errors?",
     "What is the current status of checkout?",
     "Which checks are critical and why?",
+    "what's the current state of checkout?",
+    "is checkout ok right now?",
+    "whats going on with payment now",
+    "what's the health of payment right now?",
 ]
 
 

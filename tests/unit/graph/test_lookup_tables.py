@@ -95,6 +95,31 @@ def test_series_are_narrowed_to_the_system_the_question_names_when_one_matches()
     assert len(everything.rows) == 2 and everything.rows[0][1] == "912"
 
 
+def test_alerts_listed_for_a_word_no_alert_is_about_keep_those_holding_it() -> None:
+    """ "Which alerts are firing for rabbit?": no alert's identity is `rabbit`, all were listed."""
+
+    def alert(name: str, identity: str) -> dict[str, Any]:
+        return {"labels": {"alertname": name}, "identity": identity, "status": "firing"}
+
+    listed = _item(
+        "alerts-2",
+        "list_alerts",
+        {
+            "alerts": [
+                alert("RabbitmqTooManyReadyMessages", "job=rabbitmq"),
+                alert("HostHighCpuLoad", "instance=ci-7"),
+            ]
+        },
+    )
+    [table] = lookup_answer([listed], about=["rabbit"]).tables
+    assert [row[0] for row in table.rows] == ["RabbitmqTooManyReadyMessages"]
+    [none] = lookup_answer([listed], about=["kafka"]).tables
+    assert none.rows == []  # not every firing alert: they would answer another question
+    asked = _item("alerts-1", "list_alerts", dict(listed.data), query={"service": "rabbitmq"})
+    [kept] = lookup_answer([asked], about=["kafka"]).tables
+    assert len(kept.rows) == 2  # a list the tool already filtered by identity is shown as it came
+
+
 def test_alerts_and_targets_read_their_own_fields() -> None:
     alerts = _item(
         "alerts-1",

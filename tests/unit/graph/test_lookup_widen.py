@@ -1,13 +1,14 @@
 """A lookup whose queries all matched nothing reads the same ask more widely in a second round: a
-metric named by part of its name, a machine's lines by its host labels (rules/lookup_widen.py)."""
+metric named by part of its name, a machine's lines by its host labels, alerts by a word; and in a
+third, the log streams whose names hold the question's words (rules/lookup_widen.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from graph.analysts.base import LOOKUP_ROUNDS, EvidenceRef, PlanRequest, Route
+from graph.analysts.base import LOOKUP_ROUNDS, Discovery, EvidenceRef, PlanRequest, Route
 from graph.analysts.rules.lookup import plan_lookup
-from graph.analysts.rules.lookup_widen import HOST_LABELS
+from graph.analysts.rules.lookup_widen import HOST_LABELS, WIDER_ROUND
 
 
 def _ref(tool: str, status: str, **args: Any) -> EvidenceRef:
@@ -16,14 +17,20 @@ def _ref(tool: str, status: str, **args: Any) -> EvidenceRef:
     )
 
 
-def _second_round(*refs: EvidenceRef, round: int = LOOKUP_ROUNDS) -> list[tuple[str, dict[str, Any]]]:
+def _second_round(
+    *refs: EvidenceRef,
+    round: int = WIDER_ROUND,
+    question: str = "what is X now?",
+    streams: tuple[str, ...] = (),
+) -> list[tuple[str, dict[str, Any]]]:
     request = PlanRequest(
-        route=Route(route="lookup", intent="lookup", resolved_query="what is X now?"),
+        route=Route(route="lookup", intent="lookup", resolved_query=question),
         round=round,
         tool_names=[],
         datasources=[],
         remaining_tool_calls=10,
         evidence=list(refs),
+        discovery=Discovery(log_services=streams),
     )
     return [(call.tool, dict(call.args)) for call in plan_lookup(request).calls]
 
@@ -42,7 +49,7 @@ def test_a_machines_lines_are_read_by_its_host_labels_with_the_same_filters() ->
         "query_logs", "EMPTY", service="vault-2", contains="sealed", limit=5, window_minutes=1440,
         start="2028-12-02T10:05:00Z", end="2028-12-03T10:05:00Z", first_lines=False,
     )  # fmt: skip
-    calls = _second_round(empty)
+    calls = [(tool, args) for tool, args in _second_round(empty) if tool == "query_logs"]
     assert [args["labels"] for _, args in calls] == [{label: "vault-2"} for label in HOST_LABELS]
     assert all(
         args == {"contains": "sealed", "limit": 5, "window_minutes": 1440, "labels": args["labels"]}
@@ -50,7 +57,34 @@ def test_a_machines_lines_are_read_by_its_host_labels_with_the_same_filters() ->
     )
 
 
-def test_nothing_is_widened_once_any_query_matched_or_after_the_second_round() -> None:
+def test_the_last_round_reads_the_streams_whose_names_hold_the_questions_words() -> None:
+    asked = _ref("query_logs", "EMPTY", service="mysql", limit=10, window_minutes=1440)
+    assert ("list_log_streams", {"label": "service"}) in _second_round(asked)  # names for the last round
+    streams = ("nginx", "mysql-slow", "php-fpm", "kafka")
+    last = _second_round(
+        asked, round=LOOKUP_ROUNDS, question="last 10 slow query log entries from mysql", streams=streams
+    )
+    assert last == [("query_logs", {"limit": 10, "window_minutes": 1440, "service": "mysql-slow"})]
+    # "the kafka broker logs" read as the stream `broker`: a word of the question names the stream.
+    broker = _ref("query_logs", "EMPTY", service="broker", contains="No space left")
+    kafka = _second_round(
+        broker,
+        round=LOOKUP_ROUNDS,
+        question="grep the kafka broker logs for 'No space left'",
+        streams=streams,
+    )
+    assert kafka == [("query_logs", {"contains": "No space left", "service": "kafka"})]
+    assert (
+        _second_round(_ref("query_logs", "OK", service="mysql"), round=LOOKUP_ROUNDS, streams=streams) == []
+    )
+
+
+def test_alerts_asked_for_by_a_word_no_alert_is_about_are_all_listed_to_be_narrowed() -> None:
+    assert _second_round(_ref("list_alerts", "EMPTY", service="rabbit")) == [("list_alerts", {})]
+    assert _second_round(_ref("list_alerts", "EMPTY")) == []
+
+
+def test_nothing_is_widened_once_any_query_matched_or_after_the_last_round() -> None:
     found = _ref("query_logs", "OK", service="vault")
     empty = _ref("query_promql_instant", "EMPTY", promql="oldest_unacked_message_age")
     assert _second_round(found, empty) == []
