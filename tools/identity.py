@@ -39,6 +39,9 @@ DEFAULT_IDENTITY_LABELS: tuple[str, ...] = (
     "app",
     "application",
     "component",
+    # What a target reported as its own `job` when the scrape's `job` label took the name (Prometheus
+    # keeps it as `exported_job`): a scheduler's or a federation's series are about that job.
+    "exported_job",
     "job",
     "namespace",
     "deployment",

@@ -93,6 +93,8 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
         # quillmate-search healthy?"), however new its family is.
         if not ((dash and family in families) or term in subjects) or term in names:
             continue
+        if "." in term and term.split(".", 1)[0] in names:
+            continue  # a DNS name of a known system (`x-api.service.consul`, `x.ns.svc`)
         if any(
             name.startswith(f"{term}-") or _member_of(term, name) or term in name.split(":") for name in names
         ):

@@ -221,3 +221,21 @@ def test_a_name_spelled_apart_from_a_known_one_is_not_unseen() -> None:
     )
     draft = diagnose_digest(_request(Digest(log_patterns=[burst]), ANSWERED, "Is ingest-er healthy?"))
     assert draft.verdict == "incident"
+
+
+def test_a_dns_name_of_a_known_system_names_that_system() -> None:
+    """`quill-api.service.consul` in a caller's complaint is quill-api, which the evidence knows."""
+    burst = LogPattern(
+        evidence_id="logs-1",
+        service="quill-api",
+        level="ERROR",
+        template="config validation failed",
+        count=40,
+        first_seen="2026-01-01T10:05:00Z",
+        last_seen="2026-01-01T10:58:00Z",
+        example="config validation failed",
+    )
+    question = "web says 'lookup quill-api.service.consul: no such host' since 10:05, is dns broken?"
+    draft = diagnose_digest(_request(Digest(log_patterns=[burst]), ANSWERED, question))
+    assert draft.verdict == "incident" and draft.root_cause is not None
+    assert draft.root_cause.service == "quill-api"

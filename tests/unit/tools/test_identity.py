@@ -135,3 +135,14 @@ def test_instance_name_matches_with_or_without_port() -> None:
 )
 def test_a_probed_url_names_the_system_probed_not_the_prober(labels: dict[str, str], name: str) -> None:
     assert name_of(labels) == name
+
+
+def test_a_targets_own_job_kept_as_exported_job_names_it_over_the_scrape_job() -> None:
+    """A scheduler's series about a job it runs: the scrape's `job` took the name, the job's is kept."""
+    labels = {
+        "job": "nomad-servers",
+        "exported_job": "ledger-api",
+        "namespace": "default",
+        "task_group": "api",
+    }
+    assert identity_of(labels).name == "ledger-api"
