@@ -13,6 +13,7 @@ from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation,
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.addresses import carrying
 from graph.analysts.rules.links import pointed_at_by
+from graph.analysts.rules.members import trouble_member
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
 from graph.analysts.rules.statement import signal_phrases
@@ -67,15 +68,16 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     parts = [h for h in ranking.herrings if _part_of(h.service, ranking.ranked)]
     ruled_out = [_ruled_out(h, root) for h in ranking.herrings if h not in parts]
     ruled_out += [_unrelated(other, root) for other in ranking.unrelated]
-    statement = _statement(told, ranking, category)
+    # A system of several members whose trouble is one member's is named by that member.
+    member = trouble_member(root, digest)
+    statement = _statement(told, ranking, category, member)
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
+    name = member or root.service
     return Draft(
         kind="diagnosis",
-        summary=_summary(root, [service for service, _ in symptoms], category, ruled_out, ranking),
+        summary=_summary(name, root, [service for service, _ in symptoms], category, ruled_out, ranking),
         verdict="incident",
-        root_cause=RootCause(
-            service=root.service, category=category, statement=statement, confidence=confidence
-        ),
+        root_cause=RootCause(service=name, category=category, statement=statement, confidence=confidence),
         findings=cited,
         recommendations=_recommendations(root, category, digest),
         open_questions=_open_questions(digest),
@@ -238,17 +240,19 @@ def _without_standing_alerts(root: Suspect, ranking: Ranking) -> Suspect:
     return replace(root, alerts=current) if len(current) < len(root.alerts) and others else root
 
 
-def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
-    """The implicated identity and its strongest signals in their own words; the links that tie it
-    to the others after them."""
+def _statement(root: Suspect, ranking: Ranking, category: str, member: str | None = None) -> str:
+    """The implicated identity (the `member` of it, when the trouble is one member's) and its
+    strongest signals in their own words; the links that tie it to the others after them."""
     # Where exactly (instance, mountpoint, database...): an exporter's job name alone names nothing.
     where = say.where_of(root.service, [i for g in root.alerts for i in g.identities], most=1)
     hosts = {p.host for p in root.errors if p.host and p.host != root.service}
     if not where and len(hosts) == 1:
         where = f"host={hosts.pop()}"  # a kernel or syslog stream: the machine its lines came from
-    at = f" ({where})" if where else ""
+    place = ", ".join(filter(None, [f"member of {root.service}" if member else "", where]))
+    at = f" ({place})" if place else ""
+    name = member or root.service
     signals = signal_phrases(root, _decisive_changes(root, root.onset))
-    parts = [f"{root.service}{at}: " + "; ".join(signals) if signals else f"{root.service}{at}"]
+    parts = [f"{name}{at}: " + "; ".join(signals) if signals else f"{name}{at}"]
     if root.alerts and not (root.anomalies or root.errors or root.held_by_sql or root.changes):
         parts.append("its cause is not established beyond the alert")
     if root.blamed_by:
@@ -270,6 +274,7 @@ def _statement(root: Suspect, ranking: Ranking, category: str) -> str:
 
 
 def _summary(
+    name: str,
     root: Suspect,
     symptoms: Sequence[str],
     category: str,
@@ -277,7 +282,7 @@ def _summary(
     ranking: Ranking,
 ) -> str:
     # Only services a finding cites evidence for: the summary asserts nothing the findings do not.
-    text = f"Root cause: {root.service} ({category.replace('_', ' ')})."
+    text = f"Root cause: {name} ({category.replace('_', ' ')})."
     affected = sorted(pointed_at_by(root) | set(symptoms))
     if affected:
         text += " Also affected: " + ", ".join(affected) + "."

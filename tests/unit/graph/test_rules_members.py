@@ -1,0 +1,75 @@
+"""A system of several members whose trouble is one member's is named by that member."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.diagnose import diagnose_digest
+from tools.facts import AlertGroup, Digest, LogPattern
+
+
+def _ask(digest: Digest) -> DiagnoseRequest:
+    return DiagnoseRequest(
+        route=Route(route="complex", resolved_query="writes fail since 14:00, what is broken?"),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T14:40:00Z",
+    )
+
+
+def _alert(name: str, member: str, status: str = "firing") -> AlertGroup:
+    labels = {"alertname": name, "job": "searchdb", "instance": "10.1.0.3:9114", "name": member}
+    return AlertGroup(
+        evidence_id="alerts-1",
+        alertname=name,
+        service="searchdb",
+        severity="critical",
+        status=status,
+        count=1,
+        instances=["10.1.0.3:9114"],
+        first_started="2026-01-01T14:02:00Z",
+        summary="disk out of space",
+        labels=labels,
+    )
+
+
+def _lines(host: str, template: str, count: int) -> LogPattern:
+    return LogPattern(
+        evidence_id="logs-1",
+        service="broker",
+        level="ERROR",
+        template=template,
+        count=count,
+        first_seen="2026-01-01T14:01:00Z",
+        last_seen="2026-01-01T14:38:00Z",
+        example=template,
+        host=host,
+    )
+
+
+def test_an_alert_on_one_named_member_beside_others_names_the_member() -> None:
+    other = _alert("HeapWarning", "sdb-data-0", status="resolved")
+    words = replace(
+        _lines("", "flood stage disk watermark exceeded, indices read-only", 30), service="searchdb"
+    )
+    draft = diagnose_digest(
+        _ask(Digest(alert_groups=[_alert("DiskOutOfSpace", "sdb-data-2"), other], log_patterns=[words]))
+    )
+    assert draft.root_cause is not None and draft.root_cause.service == "sdb-data-2"
+    assert draft.root_cause.statement.startswith("sdb-data-2 (member of searchdb")
+    assert draft.summary.startswith("Root cause: sdb-data-2")
+    # The only member the evidence knows is the system itself.
+    alone = diagnose_digest(
+        _ask(Digest(alert_groups=[_alert("DiskOutOfSpace", "sdb-data-2")], log_patterns=[words]))
+    )
+    assert alone.root_cause is not None and alone.root_cause.service == "searchdb"
+
+
+def test_error_lines_mostly_from_one_host_name_that_host_and_an_even_split_the_system() -> None:
+    full = _lines("brk-2", "Shutdown broker because all log dirs have failed", 10)
+    peer = _lines("brk-1", "Controller 1 failed to change state for partition", 4)
+    draft = diagnose_digest(_ask(Digest(log_patterns=[full, peer])))
+    assert draft.root_cause is not None and draft.root_cause.service == "brk-2"
+    even = diagnose_digest(_ask(Digest(log_patterns=[full, replace(peer, count=10)])))
+    assert even.root_cause is not None and even.root_cause.service == "broker"
