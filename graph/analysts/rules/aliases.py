@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from functools import cache
 
 MIN_BARE_CHARS = 4  # `api`, `db`, `web`: too common to stand for one system
@@ -39,3 +39,27 @@ def names_host(text: str, bare: str) -> bool:
 def _host_pattern(bare: str) -> re.Pattern[str]:
     name = re.escape(bare)
     return re.compile(rf"(?:://|@){name}(?![\w-])|(?<![\w.-]){name}(?=:\d|: |\.[a-z0-9-]+[.:])")
+
+
+# A proxy's name for its backend: `<namespace>-<service>-<port>` (ingress-nginx's upstream), with
+# `@<provider>` after it (Traefik's service: `team-auth-8080@kubernetescrd`).
+_PROXIED = re.compile(
+    r"^(?P<base>[a-z0-9][a-z0-9.-]*?)(?:-(?P<port>\d{2,5}))?(?:@(?P<provider>[a-z0-9.-]+))?$"
+)
+
+
+def proxied_backend(name: str, systems: Mapping[str, Iterable[str]]) -> str | None:
+    """The system a proxy's name for a backend stands for: `name` with its port and provider taken
+    off is `<namespace>-<system>` (or the system's own name) for a system whose evidence carries that
+    namespace. `systems` maps each system to the namespaces its evidence carries. A name with neither
+    a port nor a provider is a system's own name."""
+    match = _PROXIED.match(name.lower())
+    if match is None or not (match.group("port") or match.group("provider")):
+        return None
+    base = match.group("base")
+    for system, namespaces in systems.items():
+        if system.lower() == name.lower() or len(system) < MIN_BARE_CHARS:
+            continue
+        if base == system.lower() or any(base == f"{ns.lower()}-{system.lower()}" for ns in namespaces):
+            return system
+    return None

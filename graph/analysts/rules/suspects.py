@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from graph.analysts.rules.addresses import address_owners, names_address
-from graph.analysts.rules.aliases import names_host, namespace_aliases
+from graph.analysts.rules.aliases import names_host, namespace_aliases, proxied_backend
 from graph.analysts.rules.links import (
     causally_linked,
     link_precursors,
@@ -178,6 +178,7 @@ def _profile(
     _join_carriers(suspects)
     _join_members(suspects)
     aliases = _join_aliases(suspects, streams)
+    _join_proxied(suspects)
     _link_dependencies(suspects, aliases)
     _blame_job_members(suspects)
     _link_sql_holders(suspects, digest.sql)
@@ -442,6 +443,23 @@ def _join_aliases(suspects: dict[str, Suspect], streams: set[str]) -> dict[str, 
         if bare in suspects and bare not in streams and full in suspects:
             _absorb(suspects[full], suspects.pop(bare))
     return aliases
+
+
+def _join_proxied(suspects: dict[str, Suspect]) -> None:
+    """A proxy's series about a backend (`service="team-auth-8080@kubernetescrd"`) are the backend's
+    (`auth`, whose series carry `namespace="team"`) as its callers see it: joined, like a member."""
+    namespaces = {
+        name: {
+            ns
+            for labels in [*(a.labels for a in s.anomalies), *(g.labels for g in s.alerts)]
+            if (ns := labels.get("namespace"))
+        }
+        for name, s in suspects.items()
+    }
+    for name in list(suspects):
+        backend = proxied_backend(name, namespaces)
+        if backend is not None and backend in suspects:
+            _absorb(suspects[backend], suspects.pop(name))
 
 
 def mentions(text: str, service: str) -> bool:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.aliases import proxied_backend
 from graph.analysts.rules.diagnose import diagnose_digest
-from tools.facts import AlertGroup, Digest, LogPattern
+from graph.analysts.rules.suspects import rank_suspects
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 
 def _ask(digest: Digest) -> DiagnoseRequest:
@@ -73,3 +75,33 @@ def test_error_lines_mostly_from_one_host_name_that_host_and_an_even_split_the_s
     assert draft.root_cause is not None and draft.root_cause.service == "brk-2"
     even = diagnose_digest(_ask(Digest(log_patterns=[full, replace(peer, count=10)])))
     assert even.root_cause is not None and even.root_cause.service == "broker"
+
+
+def test_a_proxys_name_for_a_backend_is_that_backend() -> None:
+    """Traefik's `team-auth-8080@kubernetescrd` (namespace, service, port, provider) is `auth`, whose
+    own series carry `namespace=team`: the ingress's 5xx alert and the pool's exhaustion are judged
+    together, and the backend is named."""
+    proxy = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="ServiceHigh5xxRate",
+        service="team-auth-8080@kubernetescrd",
+        severity="critical",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T14:10:00Z",
+        summary="5xx above 5%",
+        labels={"alertname": "ServiceHigh5xxRate", "service": "team-auth-8080@kubernetescrd"},
+    )
+    pool = MetricAnomaly(
+        "metrics-2", "datasource_pool_active_count", {"job": "auth", "namespace": "team", "pod": "auth-0"},
+        "auth", 6, 20, 20, "2026-01-01T14:01:00Z", "up", 3.3, 9.0,
+    )  # fmt: skip
+    digest = Digest(alert_groups=[proxy], anomalies=[pool])
+    draft = diagnose_digest(_ask(digest))
+    assert draft.root_cause is not None and draft.root_cause.service == "auth"
+    ranking = rank_suspects(digest)
+    names = [s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]]
+    assert names == ["auth"] and ranking.ranked[0].alerts == [proxy]
+    assert proxied_backend("team-auth-8080@kubernetescrd", {"auth": {"other"}}) is None  # not its namespace
+    assert proxied_backend("team-auth", {"auth": {"team"}}) is None  # no port, no provider: a name of its own
