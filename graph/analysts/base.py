@@ -179,6 +179,7 @@ class PlanRequest:
     evidence: Sequence[EvidenceRef] = ()
     digest: Digest = field(default_factory=Digest)
     discovery: Discovery = field(default_factory=Discovery)
+    now: str = ""  # ISO-8601 UTC of the world: a time the question states is read against it
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,13 +14,13 @@ from typing import Any
 
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
 from graph.analysts.rules.introspection import introspection_calls
+from graph.analysts.rules.onset import read_window
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import resource_name
 from graph.analysts.rules.suspects import mentions
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
 from tools.facts import Digest
 
-WINDOW_MINUTES = 120  # long enough for a baseline before a change in the last hour
 MAX_METRIC_QUERIES = 12
 MAX_INSTANT_QUERIES = 2
 MAX_FOCUS_SERVICES = 4
@@ -56,6 +56,7 @@ def _history_args(question: str) -> dict[str, Any]:
 def plan_discovery(request: PlanRequest) -> Plan:
     """What exists: the first round of every complex question; the short path only reads runbooks."""
     query = request.route.resolved_query[:200]
+    window = read_window(request.route.resolved_query, request.now)
     if request.route.route == "simple":
         if request.route.intent == "greeting":
             return Plan()
@@ -67,8 +68,8 @@ def plan_discovery(request: PlanRequest) -> Plan:
             if "alert_history" in request.tool_names
             else []
         ),
-        PlannedCall(tool="list_metrics", args={"question": query, "window_minutes": WINDOW_MINUTES}),
-        PlannedCall(tool="list_log_streams", args={"label": "service", "window_minutes": WINDOW_MINUTES}),
+        PlannedCall(tool="list_metrics", args={"question": query, "window_minutes": window}),
+        PlannedCall(tool="list_log_streams", args={"label": "service", "window_minutes": window}),
         PlannedCall(tool="list_runbooks", args={}),
         PlannedCall(tool="search_runbooks", args={"query": query, "limit": 3}),
         PlannedCall(tool="search_cases", args={"query": query, "limit": 3}),
@@ -86,7 +87,13 @@ def plan_targeted(request: PlanRequest) -> Plan:
         return Plan()
     focus = focus_services(request)
     # A database's own state first when one is implicated: it names who blocks or holds what.
-    calls = introspection_calls(request) + _log_calls(focus) + _metric_calls(request) + _sql_calls(request)
+    window = read_window(request.route.resolved_query, request.now)
+    calls = (
+        introspection_calls(request)
+        + _log_calls(focus, window)
+        + _metric_calls(request, window)
+        + _sql_calls(request)
+    )
     if alert_terms := _alert_terms(request.digest):
         calls.append(PlannedCall(tool="search_runbooks", args={"query": alert_terms, "limit": 3}))
     if "list_targets" in request.tool_names:
@@ -101,7 +108,8 @@ def plan_followup(request: PlanRequest) -> Plan:
     if request.route.route != "complex":
         return Plan()
     # Round 2's errors may implicate a database only now (repeats of round 2's calls are dropped).
-    calls = introspection_calls(request) + _event_calls(request) + _mention_calls(request)
+    window = read_window(request.route.resolved_query, request.now)
+    calls = introspection_calls(request) + _event_calls(request, window) + _mention_calls(request, window)
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)
         if match is None or not summary.columns:
@@ -138,7 +146,7 @@ def _rhythm_calls(request: PlanRequest) -> list[PlannedCall]:
     return calls
 
 
-def _event_calls(request: PlanRequest) -> list[PlannedCall]:
+def _event_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
     """Info lines (platform events: failovers, parameter changes, deploys) of log streams whose system
     showed a metric change in round 2 but was no focus service, so round 2 read only its errors."""
     focus = set(focus_services(request))
@@ -147,11 +155,11 @@ def _event_calls(request: PlanRequest) -> list[PlannedCall]:
     picked = [
         stream for stream in streams if any(name == stream or name.startswith(f"{stream}-") for name in moved)
     ][:MAX_EVENT_STREAMS]
-    window = {"window_minutes": WINDOW_MINUTES}
+    window = {"window_minutes": minutes}
     return [PlannedCall(tool="query_logs", args={"service": s, "level": "info", **window}) for s in picked]
 
 
-def _mention_calls(request: PlanRequest) -> list[PlannedCall]:
+def _mention_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
     """Lines of any stream that name the systems logging the most errors: a deploy tool's or an
     orchestrator's events about them ("Updated image ... application=X", "Deployment/X: Scaled up
     replica set") live in the platform's streams, not in theirs."""
@@ -168,7 +176,7 @@ def _mention_calls(request: PlanRequest) -> list[PlannedCall]:
     names = {n for a in request.digest.anomalies for n in (a.service, resource_name(a.labels)) if n}
     moving = sorted(names - set(busiest))
     named = [name for name in moving if mentions(said, name)][:MAX_MENTIONED]
-    window = {"window_minutes": WINDOW_MINUTES, "first_lines": True}
+    window = {"window_minutes": minutes, "first_lines": True}
     return [
         PlannedCall(tool="query_logs", args={"contains": name, "level": "info", **window})
         for name in [*busiest, *named]
@@ -204,10 +212,10 @@ def _alert_rank(group: object) -> tuple[int, str]:
     return (0 if severity in SEVERE_ALERTS else 1, str(getattr(group, "first_started", "") or "~"))
 
 
-def _log_calls(focus: Sequence[str]) -> list[PlannedCall]:
+def _log_calls(focus: Sequence[str], minutes: int) -> list[PlannedCall]:
     # With the window's first lines too: when the trouble began, which a capped newest-first read
     # of a busy stream would put at the cap instead.
-    window = {"window_minutes": WINDOW_MINUTES, "first_lines": True}
+    window = {"window_minutes": minutes, "first_lines": True}
     calls = [
         PlannedCall(tool="query_logs", args={"level": "error", **window}),
         PlannedCall(tool="query_logs", args={"level": "warn", **window}),
@@ -222,10 +230,10 @@ def _log_calls(focus: Sequence[str]) -> list[PlannedCall]:
     return calls
 
 
-def _metric_calls(request: PlanRequest) -> list[PlannedCall]:
+def _metric_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
     """Discovery's typed reads first (firing alerts' metrics, then the question's), the alerts'
     current values as instant queries, then other names with troublesome-sounding ones first."""
-    window = {"window_minutes": WINDOW_MINUTES}
+    window = {"window_minutes": minutes}
     reads = list(request.discovery.reads)[:MAX_METRIC_QUERIES]
     calls = [PlannedCall(tool="read_metric", args={**_read_args(read), **window}) for read in reads]
     calls += [

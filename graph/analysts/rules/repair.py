@@ -6,18 +6,19 @@ import re
 from collections.abc import Sequence
 
 from graph.analysts.base import Draft, PlannedCall, Repair, RepairRequest
+from graph.analysts.rules.onset import read_window
 
 _LABEL = re.compile(r"^(finding|ruled_out) (\d+) ")
 _MISSING_ENTITY = re.compile(r"asserts entity '([^']+)' not found")
-WINDOW_MINUTES = 120
 
 
 def repair_draft(request: RepairRequest) -> Repair:
     """Gather logs for a service a claim could not be backed for, else re-draft without bad parts."""
     missing = [m.group(1) for v in request.violations if (m := _MISSING_ENTITY.search(v))]
     if missing and request.may_gather:
+        window = read_window(request.route.resolved_query, request.now)
         calls = [
-            PlannedCall(tool="query_logs", args={"service": name, "window_minutes": WINDOW_MINUTES})
+            PlannedCall(tool="query_logs", args={"service": name, "window_minutes": window})
             for name in dict.fromkeys(missing)
         ][: min(3, request.remaining_tool_calls)]
         return Repair(calls=calls)

@@ -28,7 +28,7 @@ async def node_planner(state: DiagnosisState, runtime: Runtime[RunContext]) -> d
     if next_round > _rounds(state):
         return {"plan": []}
     items = ctx.items(state.get("evidence_ids", []))
-    digest, _ = await ctx.digest_of(items)
+    digest, now = await ctx.digest_of(items)
     request = PlanRequest(
         route=state["route"],
         round=next_round,
@@ -38,6 +38,7 @@ async def node_planner(state: DiagnosisState, runtime: Runtime[RunContext]) -> d
         evidence=ctx.refs(items),
         digest=digest,
         discovery=discover(items),
+        now=now,
     )
     try:
         plan = await consult(ctx, "plan", lambda analyst: analyst.plan(request, ctx.meter))

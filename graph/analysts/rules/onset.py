@@ -1,0 +1,58 @@
+"""The window reads cover: long enough for a baseline before the trouble, and before the time the
+question says it began.
+
+Two hours hold a baseline before a change in the last hour. Asked at 15:40 about writes "failing since
+around 2pm", a two-hour read starts at 13:40, eight minutes before the disk saturated: the move has
+no baseline to stand out from, and the answer is built without it. A stated time ("since ~2pm",
+"since 13:50", "started around 9") moves the window's start an hour before it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import datetime, timedelta
+
+from tools.digest.labels import parse_instant
+
+WINDOW_MINUTES = 120  # long enough for a baseline before a change in the last hour
+BASELINE_BEFORE = timedelta(minutes=60)
+MAX_WINDOW_MINUTES = 24 * 60  # the tools' default max_range_minutes
+
+# "since ~2pm", "since around 14:05", "started at 9", "from 13:50": a clock time the trouble began at,
+# never a duration ("since 2 days", "for 15 minutes").
+_STATED = re.compile(
+    r"\b(?:since|from|after|started|starting|began|beginning)\s+(?:at\s+)?(?:~\s*|about\s+|around\s+|roughly\s+|approx\.?\s+)?"
+    r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm)?(?!\s*(?:[:.]?\d|min|m\b|h\b|hour|hr|day|d\b|s\b|sec|%))",
+    re.IGNORECASE,
+)
+
+
+def stated_onset(question: str, now: datetime) -> datetime | None:
+    """The latest moment not after `now` that the question's stated start names, if it states one."""
+    match = _STATED.search(question)
+    if match is None:
+        return None
+    hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
+    half = (match.group("half") or "").lower()
+    if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
+        return None
+    if half:
+        hours = [hour % 12 + (12 if half == "pm" else 0)]
+    else:
+        hours = [hour] if hour > 12 or hour == 0 else [hour, hour + 12]  # "since 2": 02:00 or 14:00
+    candidates = []
+    for h in hours:
+        moment = now.replace(hour=h % 24, minute=minute, second=0, microsecond=0)
+        candidates.append(moment if moment <= now else moment - timedelta(days=1))
+    return max(candidates)
+
+
+def read_window(question: str, now: str) -> int:
+    """Minutes back from now the reads cover: WINDOW_MINUTES, or from an hour before a stated start."""
+    moment = parse_instant(now)
+    onset = stated_onset(question, moment) if moment is not None else None
+    if moment is None or onset is None:
+        return WINDOW_MINUTES
+    needed = math.ceil((moment - onset + BASELINE_BEFORE).total_seconds() / 60)
+    return WINDOW_MINUTES if needed > MAX_WINDOW_MINUTES else max(WINDOW_MINUTES, needed)

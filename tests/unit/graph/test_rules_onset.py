@@ -1,0 +1,54 @@
+"""Reads start an hour before the time the question says the trouble began, when that is earlier
+than the default window allows (rules/onset.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime
+
+import pytest
+
+from graph.analysts.base import Discovery, PlanRequest, Route
+from graph.analysts.rules.onset import WINDOW_MINUTES, read_window, stated_onset
+from graph.analysts.rules.plan import plan_targeted
+
+NOW = datetime(2027, 8, 9, 15, 40, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "onset"),
+    [
+        ("writes failing since around 2pm, why?", datetime(2027, 8, 9, 14, 0, tzinfo=UTC)),
+        ("503s since ~10:15", datetime(2027, 8, 9, 10, 15, tzinfo=UTC)),
+        ("it started at 9", datetime(2027, 8, 9, 9, 0, tzinfo=UTC)),
+        ("paging since 11pm", datetime(2027, 8, 8, 23, 0, tzinfo=UTC)),  # a time later today: yesterday's
+        ("slow for 15 minutes", None),
+        ("down since 2 days", None),
+        ("errors up 30% since 5%", None),
+    ],
+)
+def test_a_stated_start_is_the_latest_such_moment_not_after_now(
+    question: str, onset: datetime | None
+) -> None:
+    assert stated_onset(question, NOW) == onset
+
+
+def test_the_targeted_reads_cover_an_hour_before_the_stated_start() -> None:
+    now = "2027-08-09T15:40:00Z"
+    assert read_window("failing since around 2pm", now) == 160  # 100 minutes ago, and an hour before it
+    assert read_window("failing since 15:20", now) == WINDOW_MINUTES  # the default already covers it
+    assert read_window("why is it slow?", now) == WINDOW_MINUTES
+    request = PlanRequest(
+        route=Route(route="complex", resolved_query="POST /events failing since around 2pm, why?"),
+        round=2,
+        tool_names=["query_logs", "read_metric"],
+        datasources=[],
+        remaining_tool_calls=40,
+        discovery=Discovery(reads=[{"metric": "replication_lag", "kind": "gauge", "reason": "question"}]),
+        now=now,
+    )
+    windows = {c.args.get("window_minutes") for c in plan_targeted(request).calls}
+    assert windows == {160}
+    assert {c.args.get("window_minutes") for c in plan_targeted(replace(request, now="")).calls} == {
+        WINDOW_MINUTES
+    }
