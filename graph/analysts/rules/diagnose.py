@@ -58,6 +58,8 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         return draft.model_copy(update={"ruled_out": [_unrelated(o, root) for o in ranking.unrelated]})
     symptoms = _symptom_findings(root, ranking, focus)
     findings = _root_findings(root, ranking, digest) + [finding for _, finding in symptoms]
+    # A separate incident the answer names is shown with its own evidence, like anything it asserts.
+    findings += [f for other in ranking.unrelated if (f := _signal_finding(other, digest)) is not None]
     changes = " ".join(p.example for p in _decisive_changes(root, root.onset))
     # The statement and the tag speak of this incident: an alert of the root that fired long before
     # it (a disk warning standing for two days) is listed in the findings, not made its headline.
@@ -326,9 +328,26 @@ def _unrelated(other: Suspect, root: Suspect) -> RuledOut:
         f"{what} belong to a separate incident that began {when}; no error of {root.service} names "
         f"{other.service} and nothing links {root.service}'s trouble to it"
     )
-    ids = sorted({g.evidence_id for g in other.alerts} | {a.evidence_id for a in other.anomalies})
+    ids = sorted(
+        {g.evidence_id for g in other.alerts}
+        | {a.evidence_id for a in other.anomalies}
+        | {p.evidence_id for p in other.errors}
+    )
     root_ids = [g.evidence_id for g in root.alerts] + [a.evidence_id for a in root.anomalies]
     return RuledOut(service=other.service, reason=reason, evidence_ids=[*ids[:4], *root_ids[:1]])
+
+
+def _signal_finding(suspect: Suspect, digest: Digest) -> Finding | None:
+    """The strongest signal of a system in its own terms: an alert, else a metric move, else its
+    largest error pattern."""
+    if suspect.alerts:
+        return say.alert_finding(suspect.service, suspect.alerts)
+    if suspect.anomalies:
+        anomaly = max(suspect.anomalies, key=lambda a: a.score)
+        return say.anomaly_finding(anomaly, say.distinguishing_labels(anomaly, digest.anomalies))
+    if suspect.errors:
+        return say.pattern_finding(suspect.service, max(suspect.errors, key=lambda p: p.count))
+    return None
 
 
 def _recommendations(root: Suspect, category: str, digest: Digest) -> list[Recommendation]:

@@ -74,6 +74,32 @@ def test_a_question_about_one_service_is_answered_about_it_and_the_other_inciden
     assert "used_memory_bytes rose from 100 to 900" in draft.root_cause.statement
     assert "also happening" in draft.root_cause.statement.lower()
     assert "pg-main" in draft.summary
+    # The other incident the answer names is shown with its own evidence (the guard checks every
+    # name the answer asserts against what its findings cite).
+    shown = [f for f in draft.findings if f.statement.startswith("Firing alerts on pg-main")]
+    assert shown and shown[0].evidence_ids == ["alerts-1"]
+
+
+def test_another_incident_known_only_by_its_lines_is_shown_with_them() -> None:
+    worker = LogPattern(
+        evidence_id="logs-2",
+        service="pay-worker",
+        level="WARN",
+        template="settlement already applied; skipping",
+        count=80,
+        first_seen="2026-01-01T10:20:00Z",
+        last_seen="2026-01-01T10:59:00Z",
+        example="settlement already applied; skipping",
+    )
+    draft = _draft(
+        Digest(anomalies=[_memory("cache")], log_patterns=[worker]), "why is memory on cache growing?"
+    )
+    assert draft.root_cause is not None and draft.root_cause.service == "cache"
+    assert "pay-worker" in draft.summary
+    lines = [f for f in draft.findings if f.statement.startswith("pay-worker logged 80 WARN lines")]
+    assert lines and lines[0].evidence_ids == ["logs-2"]
+    [other] = [r for r in draft.ruled_out if r.service == "pay-worker"]
+    assert "logs-2" in other.evidence_ids
 
 
 def test_a_named_service_without_trouble_is_not_given_another_services_cause() -> None:
