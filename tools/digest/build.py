@@ -60,7 +60,8 @@ def build_digest(
         alerts.add_history(item.id, item.data)
     # A firing alert's own metrics moved in a series too short to scan: a fact about its system.
     anomalies = _unique_anomalies(anomalies)
-    anomalies += alert_read_moves(evidence, anomalies, limits=bounds)
+    present = [item for item in evidence if not earlier_read(item)]
+    anomalies += alert_read_moves(present, anomalies, limits=bounds)
     anomalies, digest.routine = split_routine(anomalies, earlier, now=now)
     digest.anomalies = rank_anomalies(
         anomalies,

@@ -10,6 +10,7 @@ move's height for at least half as long as the move has lasted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from itertools import pairwise
@@ -58,9 +59,15 @@ def _index(earlier: Sequence[Evidence]) -> dict[SeriesKey, list[Earlier]]:
         for series in _series(item.data):
             labels = series.get("labels") or {}
             key = (str(series.get("metric")), tuple(sorted((str(k), str(v)) for k, v in labels.items())))
-            samples = [(float(t), float(v)) for t, v in series.get("samples") or []]
+            samples = [
+                (float(t), float(v)) for t, v in series.get("samples") or [] if _number(t) and _number(v)
+            ]
             index.setdefault(key, []).append((item.id, days, samples))
     return index
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _series(data: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -86,6 +93,14 @@ def _repeat(anomaly: MetricAnomaly, earlier: Earlier, now: datetime) -> RoutineM
     reached = [v >= level if up else v <= level for _, v in inside]
     beyond = sum(span for span, hit in zip(spans, reached, strict=True) if hit)
     if beyond < _LASTED_SHARE * (now - start).total_seconds():
+        return None
+    # And it made the move: before it, the earlier day stood on the baseline's side (a series already
+    # high, or one that only grows, repeats no move; it is still where it was).
+    before = sorted(v for t, v in samples if low - SLACK.total_seconds() <= t < low)
+    if not before:
+        return None
+    median = before[len(before) // 2]
+    if (median >= level) if up else (median <= level):
         return None
     values = [v for _, v in inside]
     return RoutineMove(anomaly, evidence_id, days, max(values) if up else min(values))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from functools import cache
+from functools import lru_cache
 
 from graph.analysts.rules.suspect import Suspect
 
@@ -22,7 +22,13 @@ def address_owners(suspects: Mapping[str, Suspect]) -> dict[str, str]:
     for suspect in suspects.values():
         for address in _addresses(suspect):
             owners.setdefault(address, set()).add(suspect.service)
-    return {address: next(iter(found)) for address, found in owners.items() if len(found) == 1}
+    # A host named like a system (`cache:6379` in a compose file) is that system's name, not an address.
+    names = {name.lower() for name in suspects}
+    return {
+        address: next(iter(found))
+        for address, found in owners.items()
+        if len(found) == 1 and address not in names
+    }
 
 
 def names_address(text: str, address: str) -> bool:
@@ -55,11 +61,12 @@ def _host_of(value: str) -> str | None:
         host = value.lower()
         if not _IPV4.fullmatch(host):
             return None
-    if host in _EVERYWHERE or len(host) < 4:
+    # A plain word (`cache`) is a name; an address holds a digit or a domain.
+    if host in _EVERYWHERE or len(host) < 4 or not re.search(r"[\d.]", host):
         return None
     return host
 
 
-@cache
+@lru_cache(maxsize=1024)
 def _address_pattern(address: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w.-]){re.escape(address)}(?![\w-]|\.\d)")

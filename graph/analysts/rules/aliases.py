@@ -56,10 +56,14 @@ def proxied_backend(name: str, systems: Mapping[str, Iterable[str]]) -> str | No
     match = _PROXIED.match(name.lower())
     if match is None or not (match.group("port") or match.group("provider")):
         return None
-    base = match.group("base")
+    base, provider = match.group("base"), match.group("provider")
     for system, namespaces in systems.items():
         if system.lower() == name.lower() or len(system) < MIN_BARE_CHARS:
             continue
-        if base == system.lower() or any(base == f"{ns.lower()}-{system.lower()}" for ns in namespaces):
+        # A number alone after a name is a member's ordinal (`kafka-10`, `node-01`), not a port: only
+        # a provider, or a namespace before the name, says a proxy wrote it.
+        if base == system.lower() and provider:
+            return system
+        if any(base == f"{ns.lower()}-{system.lower()}" for ns in namespaces):
             return system
     return None

@@ -58,8 +58,9 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         return draft.model_copy(update={"ruled_out": [_unrelated(o, root) for o in ranking.unrelated]})
     symptoms = _symptom_findings(root, ranking, focus)
     findings = _root_findings(root, ranking, digest) + [finding for _, finding in symptoms]
-    # A separate incident the answer names is shown with its own evidence, like anything it asserts.
-    findings += [f for other in ranking.unrelated if (f := _signal_finding(other, digest)) is not None]
+    # A separate incident the answer names is shown with its own evidence, like anything it asserts
+    # (and adds nothing to the confidence in this one's cause).
+    aside = [f for other in ranking.unrelated if (f := _signal_finding(other, digest)) is not None]
     changes = " ".join(p.example for p in _decisive_changes(root, root.onset))
     # The statement and the tag speak of this incident: an alert of the root that fired long before
     # it (a disk warning standing for two days) is listed in the findings, not made its headline.
@@ -74,6 +75,7 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     member = trouble_member(root, digest)
     statement = _statement(told, ranking, category, member)
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
+    cited += [f for f in aside if f.evidence_ids]
     name = member or root.service
     return Draft(
         kind="diagnosis",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from graph.analysts.base import Finding
@@ -94,6 +95,11 @@ def where_of(service: str, identities: Sequence[str], most: int = 2) -> str:
     return "; ".join(s for s in shown[:most] if s)
 
 
+# Keys that name the resource a series measures, in exporters' own spellings: a connection pool's
+# `data_source=AppDS`, a `pool`, a `bucket`, a vendor's `table_name`.
+_RESOURCE_KEY = re.compile(r"(?:^|_)(?:pool|data_?source|bucket|table|index|cache)$|[a-z]_name$|[a-z]Name$")
+
+
 def distinguishing_labels(anomaly: MetricAnomaly, peers: Sequence[MetricAnomaly]) -> tuple[str, ...]:
     """`key=value` pairs telling this series apart from the other anomalies of its metric.
 
@@ -103,6 +109,9 @@ def distinguishing_labels(anomaly: MetricAnomaly, peers: Sequence[MetricAnomaly]
     MAX_DISTINGUISHING_LABELS of the latter.
     """
     resources = [k for k in DEFAULT_IDENTITY.resources if anomaly.labels.get(k)]
+    resources += sorted(
+        k for k, v in anomaly.labels.items() if v and k not in resources and _RESOURCE_KEY.search(k)
+    )
     same = [p for p in peers if p.metric == anomaly.metric]
     keys = sorted(
         key

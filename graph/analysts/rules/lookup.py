@@ -60,6 +60,15 @@ _VALUE_WORDS = re.compile(
     r"(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*){0,2})\s+(?:of|on|for|in)\s+[\w.:-]",
     re.IGNORECASE,
 )
+# "Now" as a time (not "value" or "level", which describe, "error level in X is elevated").
+_NOW_ASKED = re.compile(r"\b(?:current|currently|latest|now|atm|at the moment|at present)\b", re.IGNORECASE)
+# A symptom told beside the words ("high cpu on db-1 now", "disk full on node-3 now"): a diagnosis.
+_SYMPTOM = re.compile(
+    r"\b(?:high|higher|low|full|fail\w*|broken|break\w*|elevated|crash\w*|outage|down|slow\w*|spik\w*|"
+    r"degraded|timeouts?|timing out|wrong|bad|stuck|help|problem\w*|issue\w*|error(?:s|ing)?\b(?!\s+rate))\b",
+    re.IGNORECASE,
+)
+_PREPOSITIONS = frozenset(["of", "on", "for", "in", "at", "by", "to", "from", "with"])
 _FILLER = frozenset(["the", "a", "an", "current", "latest", "present", "value", "values", "my", "our", "its"])
 # Words that ask how a system is, not a value of it: that is a diagnosis.
 _NO_VALUE_WORDS = frozenset(
@@ -263,10 +272,10 @@ def _value_in_words(text: str) -> str | None:
     """Every metric whose name holds the question's words in order, for a value asked for now in
     plain words; None for anything else (how a system is, logs, a judgement)."""
     match = _VALUE_WORDS.match(text)
-    if match is None or not _NOW.search(text) or _LOGS.search(text):
+    if match is None or not _NOW_ASKED.search(text) or _LOGS.search(text) or _SYMPTOM.search(text):
         return None
     words = [w for w in re.split(r"[ -]", match.group("words").lower()) if w not in _FILLER]
-    if not words or _NO_VALUE_WORDS & set(words) or max(len(w) for w in words) < 3:
+    if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:
         return None
     # RE2's (?i): the question's spelling rarely matches a vendor's case.
     return '{__name__=~"(?i).*' + ".*".join(re.escape(w) for w in words) + '.*"}'

@@ -22,6 +22,10 @@ HOST_LABELS = (*HOST_LABEL_KEYS, "instance", "pod")
 _ASKS = frozenset({"query_promql_instant", "query_logs", "list_alerts"})
 _BARE_NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*$")
 _PARTS = re.compile(r"[-_.:/]")
+# Parts many stream names share: they name no one system.
+_GENERIC_PARTS = frozenset(
+    ["api", "app", "svc", "service", "server", "web", "worker", "prod", "dev", "log", "logs"]
+)
 _KEPT_LOG_ARGS = ("contains", "level", "limit", "window_minutes")
 _EMPTY = "EMPTY"
 WIDER_ROUND = 2
@@ -74,9 +78,11 @@ def stream_calls(
     asked = [ref for ref in evidence if ref.tool == "query_logs"]
     if not asked or any(ref.status != _EMPTY for ref in asked):
         return []
-    read = {str(ref.args.get("service")) for ref in asked}
-    wanted = {w.lower() for w in words} | {name.lower() for name in read}
-    named = [s for s in streams if s not in read and wanted & set(_PARTS.split(s.lower()))][:MAX_STREAMS]
+    read = {str(name) for ref in asked if (name := ref.args.get("service"))}
+    wanted = ({w.lower() for w in words} | {name.lower() for name in read}) - _GENERIC_PARTS
+    # The streams sharing the most words first: `x` before `x-sync` for "x".
+    shared = {s: len(wanted & set(_PARTS.split(s.lower()))) for s in streams if s not in read}
+    named = sorted((s for s, n in shared.items() if n), key=lambda s: (-shared[s], len(s)))[:MAX_STREAMS]
     first = asked[0]
     kept = {key: first.args[key] for key in _KEPT_LOG_ARGS if key in first.args}
     return [PlannedCall(tool="query_logs", args={**kept, "service": s}, purpose="lookup") for s in named]

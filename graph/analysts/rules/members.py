@@ -20,27 +20,37 @@ from tools.facts import Digest
 # Labels that name one member of a system (the node, broker or host it runs as), best first.
 MEMBER_KEYS = ("name", "nodename", "node", "hostname", "host", "server", "broker", "member")
 _CONFINED = 2 / 3  # the share of the trouble one member must hold
+_WORKLOAD_KEYS = ("pod", "container", "deployment", "statefulset", "daemonset")
 _ADDRESS = re.compile(r"^\[?[\d.:a-fA-F]+\]?(?::\d+)?$")
 
 
 def trouble_member(root: Suspect, digest: Digest) -> str | None:
     """The one member of `root` most of its trouble comes from, when the evidence knows others."""
-    alerted = Counter(m for g in root.alerts if (m := _member(g.labels, root.service)))
-    lines: Counter[str] = Counter()
+    # A group of one member's alerts speaks for it; a group over several members for none of them.
+    alerted = Counter(
+        m for g in root.alerts if len(g.instances) <= 1 and (m := _member(g.labels, root.service))
+    )
+    lines: Counter[str | None] = Counter()
     for pattern in root.errors:
-        if member := _host(pattern.host, root.service):
-            lines[member] += pattern.count
-    best = _confined(alerted) or (None if alerted else _confined(lines))
+        lines[_host(pattern.host, root.service)] += pattern.count  # lines of several hosts count too
+    # A workload's lines carry the machine they ran on, not a member of it: hosts name no member there.
+    workload = any(k in labels for labels in _labels(root) for k in _WORKLOAD_KEYS)
+    best = _confined(alerted) or (None if alerted or workload else _confined(lines))
     if best is None or not (_members_seen(root.service, digest) - {best}):
         return None
     return best
 
 
-def _confined(weights: Counter[str]) -> str | None:
-    if not weights:
+def _confined(weights: Counter[str] | Counter[str | None]) -> str | None:
+    named = [(name, count) for name, count in weights.most_common() if name is not None]
+    if not named:
         return None
-    best, top = weights.most_common(1)[0]
+    best, top = named[0]
     return best if top >= _CONFINED * sum(weights.values()) else None
+
+
+def _labels(suspect: Suspect) -> list[Mapping[str, str]]:
+    return [*(a.labels for a in suspect.anomalies), *(g.labels for g in suspect.alerts)]
 
 
 def _members_seen(system: str, digest: Digest) -> set[str]:

@@ -22,19 +22,36 @@ MAX_WINDOW_MINUTES = 24 * 60  # the tools' default max_range_minutes
 # "since ~2pm", "since around 14:05", "started at 9", "from 13:50": a clock time the trouble began at,
 # never a duration ("since 2 days", "for 15 minutes").
 _STATED = re.compile(
-    r"\b(?:since|from|after|started|starting|began|beginning)\s+(?:at\s+)?(?:~\s*|about\s+|around\s+|roughly\s+|approx\.?\s+)?"
-    r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm)?(?!\s*(?:[:.]?\d|min|m\b|h\b|hour|hr|day|d\b|s\b|sec|%))",
+    r"\b(?:since|from|after|started|starting|began|beginning)\s+(?:at\s+)?"
+    r"(?:~\s*|about\s+|around\s+|roughly\s+|approx\.?\s+)?"
+    r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm)?(?P<after>(?:\s*\S+)?)",
     re.IGNORECASE,
 )
+# What may follow a bare hour ("since 9, ..."): anything else makes it a count ("from 4 replicas",
+# "after 5 retries") or a duration ("since 2 weeks").
+_AFTER_HOUR = re.compile(
+    r"^\s*(?:$|[,;!?)]|\.(?!\d)|(?:utc|gmt|today|and|or|but|o'?clock|ish)\b)", re.IGNORECASE
+)
+# A clock time in another zone, or on another day: the world's clock cannot place it; the default stays.
+_ELSEWHEN = re.compile(r"^\s*(?:yesterday|last\b|tomorrow|[A-Z]{2,4}T\b|[+-]\d{2}:?\d{2})")
 
 
 def stated_onset(question: str, now: datetime) -> datetime | None:
-    """The latest moment not after `now` that the question's stated start names, if it states one."""
-    match = _STATED.search(question)
-    if match is None:
-        return None
+    """The latest moment not after `now` that the question's stated start names, if it states one
+    (the first phrase that reads as a clock time; counts and durations are skipped)."""
+    for match in _STATED.finditer(question):
+        if (onset := _clock_time(match, now)) is not None:
+            return onset
+    return None
+
+
+def _clock_time(match: re.Match[str], now: datetime) -> datetime | None:
     hour, minute = int(match.group("hour")), int(match.group("minute") or 0)
     half = (match.group("half") or "").lower()
+    after = match.group("after")
+    clock = match.group("minute") is not None or bool(half)
+    if _ELSEWHEN.match(after) or (not clock and not _AFTER_HOUR.match(after)):
+        return None
     if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
         return None
     if half:

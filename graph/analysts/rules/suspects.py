@@ -402,8 +402,8 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
                     # (no words of the caller's to cite: it only points to the server).
                     suspects[other].blames.add(suspect.service)
                     continue
-                suspects[other].blamed_by.setdefault(suspect.service, pattern)
-                if named is names_address:
+                quoted = suspects[other].blamed_by.setdefault(suspect.service, pattern)
+                if named is names_address and quoted is pattern:  # the line quoted holds the address
                     suspects[other].addressed_by.setdefault(suspect.service, name)
                 suspect.blames.add(other)
 

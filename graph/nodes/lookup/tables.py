@@ -260,8 +260,10 @@ def _narrowed(table: LookupTable, about: Sequence[str], group: Sequence[Evidence
 def _alerts_mentioning(table: LookupTable, about: Sequence[str]) -> LookupTable:
     """Every alert listed for a word no alert's identity is: the rows whose cells hold it, none if
     none does (all the firing alerts would answer a question about something else)."""
-    words = [name.lower() for name in about]
-    kept = [row for row in table.rows if any(w in str(cell).lower() for cell in row for w in words)]
+    # A word of a name (`rabbit` in `RabbitmqTooManyReadyMessages`), never one name inside another's
+    # number (`db-1` in `db-10`).
+    words = [re.compile(rf"{re.escape(name.lower())}(?!\d)") for name in about]
+    kept = [row for row in table.rows if any(w.search(str(cell).lower()) for cell in row for w in words)]
     names = ", ".join(about)
     return table.model_copy(
         update={"rows": kept, "total": len(kept), "title": f"{len(kept)} alerts of {names}"}

@@ -210,6 +210,12 @@ NOT_LOOKUPS = [
     "What is the current status of checkout?",
     "Which checks are critical and why?",
     "what's the current state of checkout?",
+    # A symptom told beside a value's words is a diagnosis.
+    "login for customers is failing now",
+    "disk full on node-3 now, help",
+    "high cpu on db-1 now",
+    "timeouts in payment now",
+    "error level in checkout is elevated",
     "is checkout ok right now?",
     "whats going on with payment now",
     "what's the health of payment right now?",

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from graph.analysts.base import DiagnoseRequest, Route
-from graph.analysts.rules.addresses import names_address
+from graph.analysts.rules.addresses import address_owners, names_address
 from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.suspect import Suspect
 from graph.analysts.rules.suspects import rank_suspects
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
@@ -85,6 +86,13 @@ def test_an_address_two_systems_are_scraped_at_names_neither() -> None:
     )
     ranking = rank_suspects(Digest(anomalies=[BROKER_DIRS, node], log_patterns=[CLIENT_ERRORS]))
     assert not any(s.addressed_by for s in ranking.ranked)
+
+
+def test_a_host_named_like_a_word_is_a_name_not_an_address() -> None:
+    """`instance="cache:6379"` (a compose file's service name): a line naming "cache" names the
+    system by name, and nothing is said about an address."""
+    cache = replace(BROKER_DIRS, service="cache", labels={"job": "cache", "instance": "cache:6379"})
+    assert address_owners({"cache": Suspect("cache", anomalies=[cache])}) == {}
 
 
 def test_an_address_is_matched_whole() -> None:

@@ -75,6 +75,10 @@ def test_error_lines_mostly_from_one_host_name_that_host_and_an_even_split_the_s
     assert draft.root_cause is not None and draft.root_cause.service == "brk-2"
     even = diagnose_digest(_ask(Digest(log_patterns=[full, replace(peer, count=10)])))
     assert even.root_cause is not None and even.root_cause.service == "broker"
+    # Lines of several hosts at once count against any one of them.
+    spread = replace(full, host=None, count=30)
+    shared = diagnose_digest(_ask(Digest(log_patterns=[full, peer, spread])))
+    assert shared.root_cause is not None and shared.root_cause.service == "broker"
 
 
 def test_a_proxys_name_for_a_backend_is_that_backend() -> None:
@@ -105,3 +109,4 @@ def test_a_proxys_name_for_a_backend_is_that_backend() -> None:
     assert names == ["auth"] and ranking.ranked[0].alerts == [proxy]
     assert proxied_backend("team-auth-8080@kubernetescrd", {"auth": {"other"}}) is None  # not its namespace
     assert proxied_backend("team-auth", {"auth": {"team"}}) is None  # no port, no provider: a name of its own
+    assert proxied_backend("auth-10", {"auth": set()}) is None  # a member's ordinal, not a port

@@ -25,6 +25,14 @@ NOW = datetime(2027, 8, 9, 15, 40, tzinfo=UTC)
         ("slow for 15 minutes", None),
         ("down since 2 days", None),
         ("errors up 30% since 5%", None),
+        (
+            "scaled from 4 replicas, failing since ~2pm",
+            datetime(2027, 8, 9, 14, 0, tzinfo=UTC),
+        ),  # a count skipped
+        ("after 5 retries it gives up", None),
+        ("started 2 weeks ago", None),
+        ("since 3pm yesterday", None),  # another day, another zone: the world's clock cannot place it
+        ("since 14:00 CET", None),
     ],
 )
 def test_a_stated_start_is_the_latest_such_moment_not_after_now(

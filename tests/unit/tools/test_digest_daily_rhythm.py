@@ -73,6 +73,14 @@ def test_a_quiet_day_before_leaves_the_move_an_anomaly() -> None:
     assert [a.evidence_id for a in digest.anomalies] == ["metrics-1"] and digest.routine == []
 
 
+def test_a_series_already_high_the_day_before_repeats_no_move() -> None:
+    """Stuck high since yesterday (or only growing): the day before made no move at this hour."""
+    today = _read("metrics-1", _today(_peak(1, 300.0)))
+    stuck = _read("metrics-2", _yesterday([300.0] * len(GRID)), days_before=1)
+    digest = build_digest([today, stuck], now=NOW)
+    assert [a.evidence_id for a in digest.anomalies] == ["metrics-1"] and digest.routine == []
+
+
 def test_a_read_of_the_past_is_compared_never_scanned_for_moves_of_its_own() -> None:
     earlier = _read("metrics-2", _yesterday(_peak(2, 290.0)), days_before=1)
     assert build_digest([earlier], now=NOW).anomalies == []
