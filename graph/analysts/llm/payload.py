@@ -64,7 +64,9 @@ def evidence_view(refs: Sequence[EvidenceRef], digest: Mapping[str, Any] | None 
         f"{r.id} {r.tool} {r.status}"
         + ("" if r.id in described else f": {_clip(r.summary, MAX_SUMMARY_CHARS)}")
         for r in refs
-        if r.tool not in DISCOVERY_TOOLS  # names only: the planner's view already holds them
+        # Names only: the planner's view already holds them. A read of days past says something
+        # only as a routine move (`earlier_evidence_id` there), which the digest view shows.
+        if r.tool not in DISCOVERY_TOOLS and not r.args.get("days_before")
     ][:MAX_EVIDENCE_REFS]
 
 

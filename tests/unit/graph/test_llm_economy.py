@@ -49,6 +49,8 @@ def test_views_are_capped_and_facts_stand_for_their_evidence() -> None:
         EvidenceRef("logs-29", "logs", "query_logs", "Logs", "OK", "s" * 400),
         EvidenceRef("logs-99", "logs", "query_logs", "Logs", "OK", "no pattern found"),
         EvidenceRef("metrics-1", "metrics", "list_metrics", "Series", "OK", "names"),
+        # A read of the day before: it says something only as a routine move of the digest.
+        EvidenceRef("metrics-2", "metrics", "read_metric", "x", "EMPTY", "0 series", {"days_before": 1}),
     ]
     assert evidence_view(refs, view) == ["logs-29 query_logs OK", "logs-99 query_logs OK: no pattern found"]
     assert set(view) == {"log_patterns"}  # kinds with no fact are not sent
