@@ -80,7 +80,10 @@ async def run_one(target: Target, source: SqlSource, sql: str) -> Outcome:
         text = repr((result.columns, result.rows))
     except SourceError as error:
         status = STATUS_NAMES.get(error.status, "errored")
-    escaped = [f"lock:{who}" for who in sorted(set(seen))]
+    # A statement the guard refused never reached the server (`SqlDatasources.query` checks before it
+    # connects): a lock seen meanwhile is another session's (a previous statement's connection being
+    # reset), not this one's. The canaries below still judge every statement.
+    escaped = [f"lock:{who}" for who in sorted(set(seen))] if status != "refused" else []
     escaped += [f"result holds secret {i}" for i, secret in enumerate(target.secrets) if secret in text]
     after = target.snapshot()
     escaped += [name for name in before if before[name] != after[name]]
