@@ -35,6 +35,7 @@ def build_digest(
     alerts = AlertGrouper(bounds)
     histories: list[Evidence] = []
     earlier: list[Evidence] = []
+    present: list[Evidence] = []
     for item in evidence:
         facts = _ITEM_FACTS.facts(item, now=now, limits=bounds)
         if facts.gap is not None:
@@ -42,6 +43,7 @@ def build_digest(
         if earlier_read(item):
             earlier.append(item)  # a read of days past: compared with today's moves, not scanned
         else:
+            present.append(item)
             anomalies.extend(facts.anomalies)
         patterns.extend(facts.patterns)
         if facts.sql is not None:
@@ -60,7 +62,6 @@ def build_digest(
         alerts.add_history(item.id, item.data)
     # A firing alert's own metrics moved in a series too short to scan: a fact about its system.
     anomalies = _unique_anomalies(anomalies)
-    present = [item for item in evidence if not earlier_read(item)]
     anomalies += alert_read_moves(present, anomalies, limits=bounds)
     anomalies, digest.routine = split_routine(anomalies, earlier, now=now)
     digest.anomalies = rank_anomalies(

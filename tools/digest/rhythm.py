@@ -19,13 +19,14 @@ from typing import Any
 from tools.base import Evidence
 from tools.digest.labels import parse_instant
 from tools.facts import MetricAnomaly, RoutineMove
+from tools.prometheus.series import series_key
 
 DAY_S = 86_400.0
 SLACK = timedelta(minutes=30)  # a daily peak comes a little earlier or later each day
 _REACHED_SHARE = 0.5  # how far toward today's level the earlier day must have gone
 _LASTED_SHARE = 0.5  # for how much of today's span
 
-SeriesKey = tuple[str, tuple[tuple[str, str], ...]]
+SeriesKey = tuple[str, tuple[tuple[str, str], ...]]  # `series_key`
 Earlier = tuple[str, int, list[tuple[float, float]]]  # evidence id, days before, samples
 
 
@@ -43,7 +44,7 @@ def split_routine(
     kept: list[MetricAnomaly] = []
     routine: list[RoutineMove] = []
     for anomaly in anomalies:
-        key = (anomaly.metric, tuple(sorted(anomaly.labels.items())))
+        key = series_key(anomaly.metric, anomaly.labels)
         repeat = next((r for e in index.get(key, []) if (r := _repeat(anomaly, e, now)) is not None), None)
         if repeat is None:
             kept.append(anomaly)
@@ -58,7 +59,7 @@ def _index(earlier: Sequence[Evidence]) -> dict[SeriesKey, list[Earlier]]:
         days = earlier_read(item)
         for series in _series(item.data):
             labels = series.get("labels") or {}
-            key = (str(series.get("metric")), tuple(sorted((str(k), str(v)) for k, v in labels.items())))
+            key = series_key(str(series.get("metric")), {str(k): str(v) for k, v in labels.items()})
             samples = [
                 (float(t), float(v)) for t, v in series.get("samples") or [] if _number(t) and _number(v)
             ]

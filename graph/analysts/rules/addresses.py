@@ -11,7 +11,7 @@ from functools import lru_cache
 from graph.analysts.rules.suspect import Suspect
 
 # Hosts every machine has: naming one says nothing about which system is meant.
-_EVERYWHERE = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]"})
+EVERY_MACHINE = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]"})
 _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 
 
@@ -62,7 +62,7 @@ def _host_of(value: str) -> str | None:
         if not _IPV4.fullmatch(host):
             return None
     # A plain word (`cache`) is a name; an address holds a digit or a domain.
-    if host in _EVERYWHERE or len(host) < 4 or not re.search(r"[\d.]", host):
+    if host in EVERY_MACHINE or len(host) < 4 or not re.search(r"[\d.]", host):
         return None
     return host
 

@@ -70,23 +70,10 @@ _SYMPTOM = re.compile(
 )
 _PREPOSITIONS = frozenset(["of", "on", "for", "in", "at", "by", "to", "from", "with"])
 _FILLER = frozenset(["the", "a", "an", "current", "latest", "present", "value", "values", "my", "our", "its"])
-# Words that ask how a system is, not a value of it: that is a diagnosis.
+# Words that ask how a system is, not a value of it: that is a diagnosis (the symptom words among
+# them, "issue" or "wrong", already make the whole question one, `_SYMPTOM`).
 _NO_VALUE_WORDS = frozenset(
-    [
-        "state",
-        "status",
-        "health",
-        "healthy",
-        "condition",
-        "situation",
-        "problem",
-        "problems",
-        "issue",
-        "issues",
-        "cause",
-        "wrong",
-        "going",
-    ]
+    ["state", "status", "health", "healthy", "condition", "situation", "cause", "going"]
 )
 # "What is the current ApproximateAgeOfOldestMessage of ...": a metric asked for by its name and "now".
 _CURRENT_OF = re.compile(

@@ -12,7 +12,7 @@ narrowed to those holding the word; the first round's empty table still says wha
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from graph.analysts.base import EvidenceRef, PlannedCall
 from tools.digest.labels import HOST_LABEL_KEYS
@@ -34,9 +34,7 @@ MAX_STREAMS = 3
 
 def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
     """The wider reads of a first round whose queries all matched nothing; none otherwise."""
-    asked = [ref for ref in evidence if ref.tool in _ASKS]
-    if not asked or any(ref.status != _EMPTY for ref in asked):
-        return []
+    asked = _all_empty(evidence, _ASKS)
     calls: list[PlannedCall] = []
     for ref in asked:
         if ref.tool == "query_promql_instant":
@@ -57,10 +55,9 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
             and not ref.args.get("labels")
             and not ref.args.get("native_query")
         ):
-            kept = {key: ref.args[key] for key in _KEPT_LOG_ARGS if key in ref.args}
             calls += [
                 PlannedCall(
-                    tool="query_logs", args={**kept, "labels": {label: str(service)}}, purpose="lookup"
+                    tool="query_logs", args={**_kept(ref), "labels": {label: str(service)}}, purpose="lookup"
                 )
                 for label in HOST_LABELS
             ]
@@ -75,14 +72,26 @@ def stream_calls(
     """The last round of a log lookup nothing matched: the streams whose names hold a word of the
     question or the name asked for as a part ("slow query log entries from db": `db-slow`; "the
     kafka broker logs", read as the stream `broker`: `kafka`), at most three."""
-    asked = [ref for ref in evidence if ref.tool == "query_logs"]
-    if not asked or any(ref.status != _EMPTY for ref in asked):
-        return []
+    asked = _all_empty(evidence, {"query_logs"})
     read = {str(name) for ref in asked if (name := ref.args.get("service"))}
     wanted = ({w.lower() for w in words} | {name.lower() for name in read}) - _GENERIC_PARTS
     # The streams sharing the most words first: `x` before `x-sync` for "x".
     shared = {s: len(wanted & set(_PARTS.split(s.lower()))) for s in streams if s not in read}
     named = sorted((s for s, n in shared.items() if n), key=lambda s: (-shared[s], len(s)))[:MAX_STREAMS]
-    first = asked[0]
-    kept = {key: first.args[key] for key in _KEPT_LOG_ARGS if key in first.args}
-    return [PlannedCall(tool="query_logs", args={**kept, "service": s}, purpose="lookup") for s in named]
+    if not asked:
+        return []
+    return [
+        PlannedCall(tool="query_logs", args={**_kept(asked[0]), "service": s}, purpose="lookup")
+        for s in named
+    ]
+
+
+def _all_empty(evidence: Sequence[EvidenceRef], tools: Collection[str]) -> list[EvidenceRef]:
+    """The calls of `tools` made so far, when there are some and every one matched nothing; else none."""
+    asked = [ref for ref in evidence if ref.tool in tools]
+    return asked if asked and all(ref.status == _EMPTY for ref in asked) else []
+
+
+def _kept(ref: EvidenceRef) -> dict[str, object]:
+    """The filters of a log read a wider read keeps (what it asked for, not where it looked)."""
+    return {key: ref.args[key] for key in _KEPT_LOG_ARGS if key in ref.args}

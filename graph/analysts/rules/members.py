@@ -34,7 +34,7 @@ def trouble_member(root: Suspect, digest: Digest) -> str | None:
     for pattern in root.errors:
         lines[_host(pattern.host, root.service)] += pattern.count  # lines of several hosts count too
     # A workload's lines carry the machine they ran on, not a member of it: hosts name no member there.
-    workload = any(k in labels for labels in _labels(root) for k in _WORKLOAD_KEYS)
+    workload = any(k in labels for labels in root.label_sets() for k in _WORKLOAD_KEYS)
     best = _confined(alerted) or (None if alerted or workload else _confined(lines))
     if best is None or not (_members_seen(root.service, digest) - {best}):
         return None
@@ -47,10 +47,6 @@ def _confined(weights: Counter[str] | Counter[str | None]) -> str | None:
         return None
     best, top = named[0]
     return best if top >= _CONFINED * sum(weights.values()) else None
-
-
-def _labels(suspect: Suspect) -> list[Mapping[str, str]]:
-    return [*(a.labels for a in suspect.anomalies), *(g.labels for g in suspect.alerts)]
 
 
 def _members_seen(system: str, digest: Digest) -> set[str]:

@@ -20,6 +20,7 @@ from graph.analysts.rules.suspect import resource_name
 from graph.analysts.rules.suspects import mentions
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
 from tools.facts import Digest
+from tools.toolbox.catalog import TOOLS_BY_NAME
 
 MAX_METRIC_QUERIES = 12
 MAX_INSTANT_QUERIES = 2
@@ -36,8 +37,8 @@ _TIME_COLUMN = re.compile(r"(?:updated|modified|changed|created)(?:_at|_on)?$|_a
 
 MAX_EVENT_STREAMS = 3
 MAX_RHYTHM_READS = 6  # each a read round 2 made, over an earlier window: cheap
-# What a read_metric result's query keeps of the call's arguments (the rest is its PromQL and window).
-_READ_ARGS = ("metric", "kind", "matchers", "filters", "rate_seconds", "window_minutes")
+# The arguments read_metric declares (a result's query holds them beside its PromQL and window).
+_REREAD_ARGS = tuple(name for name in TOOLS_BY_NAME["read_metric"].args.model_fields if name != "days_before")
 MAX_MENTIONED = 2
 MIN_MENTIONED_CHARS = 4  # a shorter name matches too many lines by accident
 
@@ -141,7 +142,7 @@ def _rhythm_calls(request: PlanRequest) -> list[PlannedCall]:
     for anomaly in sorted(request.digest.anomalies, key=lambda a: -a.score):
         ref = reads.pop(anomaly.evidence_id, None)  # one earlier read per read, however many moves it holds
         if ref is not None and len(calls) < MAX_RHYTHM_READS:
-            args = {key: ref.args[key] for key in _READ_ARGS if key in ref.args}
+            args = {key: ref.args[key] for key in _REREAD_ARGS if key in ref.args}
             calls.append(PlannedCall(tool="read_metric", args=args | {"days_before": 1}))
     return calls
 

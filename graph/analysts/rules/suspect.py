@@ -41,6 +41,10 @@ class Suspect:
     onset: datetime | None = None  # earliest trouble inside the incident window
     score: float = 0.0
 
+    def label_sets(self) -> list[dict[str, str]]:
+        """The labels of its moving series and firing alerts."""
+        return [*(a.labels for a in self.anomalies), *(g.labels for g in self.alerts)]
+
     def events(self) -> list[datetime]:
         """When each piece of trouble about this service began."""
         times = [instant(a.change_at) for a in self.anomalies if troubling(a)]

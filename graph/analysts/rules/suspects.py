@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 
-from graph.analysts.rules.addresses import address_owners, names_address
+from graph.analysts.rules.addresses import EVERY_MACHINE, address_owners, names_address
 from graph.analysts.rules.aliases import names_host, namespace_aliases, proxied_backend
 from graph.analysts.rules.links import (
     causally_linked,
@@ -265,16 +265,13 @@ def _hosts_named_by_errors(digest: Digest) -> set[str]:
         for group in digest.alert_groups
         for key in ("instance", "host")
         if (value := group.labels.get(key))
-    } - _LOOPBACK
+    } - EVERY_MACHINE
     texts = [
         f"{p.template} {p.example}".lower()
         for p in digest.log_patterns
         if (p.level or "").lower() in ERROR_LEVELS | WARN_LEVELS and not p.origin
     ]
     return {host for host in hosts if len(host) >= 4 and any(mentions(text, host) for text in texts)}
-
-
-_LOOPBACK = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
 
 
 def _named_instance(labels: Mapping[str, str], streams: set[str], service: str | None) -> str | None:
@@ -449,11 +446,7 @@ def _join_proxied(suspects: dict[str, Suspect]) -> None:
     """A proxy's series about a backend (`service="team-auth-8080@kubernetescrd"`) are the backend's
     (`auth`, whose series carry `namespace="team"`) as its callers see it: joined, like a member."""
     namespaces = {
-        name: {
-            ns
-            for labels in [*(a.labels for a in s.anomalies), *(g.labels for g in s.alerts)]
-            if (ns := labels.get("namespace"))
-        }
+        name: {ns for labels in s.label_sets() if (ns := labels.get("namespace"))}
         for name, s in suspects.items()
     }
     for name in list(suspects):
