@@ -21,6 +21,9 @@ class MetricAnomaly:
     direction: str  # "up" | "down"
     ratio: float  # recent / baseline (inf-safe: large number when baseline is ~0)
     score: float  # robust deviation, larger is more anomalous
+    # "restart": the series states the process's age or start time and it started again at change_at
+    # (`tools.digest.restarts`); an event like a deploy, not a level that moved.
+    event: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from tools.digest.counters import (
 from tools.digest.labels import iso_from_unix, parse_instant, service_of
 from tools.digest.level_shift import TINY, Floats, Shift, best_shift_among, robust_scale
 from tools.digest.limits import DigestLimits
+from tools.digest.restarts import restart_of
 from tools.digest.trend import trend_onset
 from tools.facts import MetricAnomaly
 
@@ -62,7 +63,9 @@ def anomalies_from(
         labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
         metric = str(raw.get("metric") or labels.get("__name__") or "")
         times, values = _samples(raw.get("samples") or [], now=now)
-        reading = _counter_anomaly(metric, times, values, limits=limits)
+        restart = _restart_anomaly(times, values, limits=limits)
+        reading: tuple[str, dict[str, Any] | None] | None = None if restart is None else (metric, restart)
+        reading = reading or _counter_anomaly(metric, times, values, limits=limits)
         if reading is None:
             reading = metric, _series_anomaly(times, values, limits=limits)
         metric, anomaly = reading
@@ -78,6 +81,25 @@ def anomalies_from(
             )
         )
     return found
+
+
+def _restart_anomaly(times: Floats, values: Floats, *, limits: DigestLimits) -> dict[str, Any] | None:
+    """A series of a process's age or start time that shows it started again: the restart is the
+    fact (an age read as a counter has a flat rate; a start time's jump is a tiny share of it)."""
+    restart = restart_of(times, values)
+    if restart is None:
+        return None
+    recent = float(values[-1])
+    return {
+        "baseline": _round(restart.before),
+        "recent": _round(recent),
+        "peak": _round(float(np.max(values[restart.split :]))),
+        "change_at": iso_from_unix(restart.at),
+        "direction": "up" if restart.rising else "down",
+        "ratio": _round(_ratio(recent, restart.before)),
+        "score": limits.max_score,
+        "event": "restart",
+    }
 
 
 def _counter_anomaly(

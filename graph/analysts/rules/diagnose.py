@@ -13,7 +13,7 @@ from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation,
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.addresses import carrying
 from graph.analysts.rules.links import pointed_at_by
-from graph.analysts.rules.members import trouble_member
+from graph.analysts.rules.members import software_host, trouble_member
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
 from graph.analysts.rules.statement import signal_phrases
@@ -71,8 +71,9 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     parts = [h for h in ranking.herrings if _part_of(h.service, ranking.ranked)]
     ruled_out = [_ruled_out(h, root) for h in ranking.herrings if h not in parts]
     ruled_out += [_unrelated(other, root) for other in ranking.unrelated]
-    # A system of several members whose trouble is one member's is named by that member.
-    member = trouble_member(root, digest)
+    # A system of several members whose trouble is one member's is named by that member; a system
+    # known only by its software's name, by the machine it runs on.
+    member = trouble_member(root, digest) or software_host(root)
     statement = _statement(told, ranking, category, member)
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
     cited += [f for f in aside if f.evidence_ids]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from graph.analysts.base import Finding
 from tools.digest.labels import INSTANCE_LABEL_KEYS, SERVICE_LABEL_KEYS
@@ -125,9 +126,22 @@ def distinguishing_labels(anomaly: MetricAnomaly, peers: Sequence[MetricAnomaly]
     return tuple(f"{key}={anomaly.labels[key]}" for key in chosen)
 
 
+def restart_phrase(anomaly: MetricAnomaly) -> str:
+    """A restart in the words of the series that shows it (`tools.digest.restarts`)."""
+    verb = "jumped" if anomaly.direction == "up" else "fell"
+    return (
+        f"{anomaly.metric} {verb} from {number(anomaly.baseline)} to {number(anomaly.recent)}: "
+        f"the process restarted at {anomaly.change_at}"
+    )
+
+
 def anomaly_finding(anomaly: MetricAnomaly, labels: Sequence[str] = ()) -> Finding:
     """What one series did; `labels` (from `distinguishing_labels`) say which series it is."""
     where = anomaly.labels.get("instance") or anomaly.service or "the series"
+    if anomaly.event == "restart":
+        series = anomaly.metric + ("{" + ", ".join(labels) + "}" if labels else "")
+        said = restart_phrase(replace(anomaly, metric=series))
+        return Finding(statement=f"On {where}, {said}.", evidence_ids=[anomaly.evidence_id])
     verb = "rose" if anomaly.direction == "up" else "fell"
     series = anomaly.metric + ("{" + ", ".join(labels) + "}" if labels else "")
     # Spaced, not glued: the guard reads a number followed by "/" as part of a path, not a value.

@@ -53,7 +53,7 @@ _ROWS_PHRASE = re.compile(
 _VALUE_OF = re.compile(
     r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:current\s+|latest\s+)?values?\s+of\b", re.IGNORECASE
 )
-# "what's the current replication lag of mongo-2", "memcached uptime on pw-cache-01 right now?": a value
+# "what's the current replication lag of mongo-2", "cache uptime on pw-cache-01 right now?": a value
 # asked for now in plain words, which a metric's name holds in that order (`..._replication_lag`).
 _VALUE_WORDS = re.compile(
     r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:(?:current|latest|present)\s+)?"

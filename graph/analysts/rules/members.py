@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
+from graph.analysts.rules.addresses import EVERY_MACHINE
 from graph.analysts.rules.suspect import Suspect
 from tools.facts import Digest
 
@@ -39,6 +40,42 @@ def trouble_member(root: Suspect, digest: Digest) -> str | None:
     if best is None or not (_members_seen(root.service, digest) - {best}):
         return None
     return best
+
+
+def software_host(root: Suspect) -> str | None:
+    """The machine a system named only by its software runs on: a scrape job called after the
+    exporter (`job=sqlserverd`, `job=node`, whose series are `sqlserver_*`, `node_*`) names what runs,
+    not where; its one instance (`db-east-3:9104`) is what an on-call
+    engineer names and logs into. The series' own names say so, no list of exporters is kept.
+    """
+    sets = root.label_sets()
+    if not sets or any(labels.get("job") != root.service for labels in sets):
+        return None
+    metrics = [_family(a.metric) for a in root.anomalies]
+    if not metrics or sum(_names_software(root.service, m) for m in metrics) * 2 <= len(metrics):
+        return None
+    hosts = {_without_port(labels["instance"]) for labels in sets if labels.get("instance")}
+    if len(hosts) != 1:
+        return None
+    host = hosts.pop()
+    named = next(iter(_names([host])), None)
+    return named if named and named != root.service and named not in EVERY_MACHINE else None
+
+
+def _family(metric: str) -> str:
+    """`rate(sqlserver_queries_total)` -> `sqlserver_queries_total`."""
+    return metric[metric.find("(") + 1 :].rstrip(")") if "(" in metric else metric
+
+
+def _names_software(job: str, metric: str) -> bool:
+    """Whether a metric's first word and the job's are one name (`sqlserver_...` of `sqlserverd`)."""
+    word, first = metric.split("_", 1)[0].lower(), re.split(r"[-_.]", job.lower(), maxsplit=1)[0]
+    return len(word) >= 3 and (first.startswith(word) or word.startswith(first))
+
+
+def _without_port(instance: str) -> str:
+    host, _, port = instance.rpartition(":")
+    return host if host and port.isdigit() and "]" not in port else instance
 
 
 def _confined(weights: Counter[str] | Counter[str | None]) -> str | None:

@@ -22,8 +22,11 @@ def signal_phrases(root: Suspect, changes: Sequence[LogPattern]) -> list[str]:
     its place within MAX_SIGNALS: a second metric is the first to go, so the error lines (often the
     only words that say what broke) are never crowded out by another series."""
     phrases = [f"change {say.change_phrase(p, MAX_QUOTED)}" for p in changes[:1]]
+    # A restart is a change too, and often the only one: the process's own age says when.
+    restarts = [a for a in root.anomalies if a.event == "restart"]
+    phrases += [_metric(a) for a in restarts[:1] if not changes]
     phrases += [_alert(group) for group in root.alerts[:1]]
-    anomalies = sorted(root.anomalies, key=lambda a: -a.score)
+    anomalies = sorted((a for a in root.anomalies if a.event != "restart"), key=lambda a: -a.score)
     metrics: list[str] = []
     seen: set[str] = set()
     for anomaly in anomalies:
@@ -50,6 +53,8 @@ def _alert(group: AlertGroup) -> str:
 
 
 def _metric(anomaly: MetricAnomaly) -> str:
+    if anomaly.event == "restart":
+        return f"{say.restart_phrase(anomaly)}"
     verb = "rose" if anomaly.direction == "up" else "fell"
     unit = " /s" if anomaly.metric.startswith("rate(") else ""
     return (

@@ -45,6 +45,11 @@ class Suspect:
         """The labels of its moving series and firing alerts."""
         return [*(a.labels for a in self.anomalies), *(g.labels for g in self.alerts)]
 
+    def restarts(self) -> list[datetime]:
+        """When its processes started again (an age or start-time series says so): changes, like a
+        deploy line, and no incident of their own."""
+        return sorted(t for a in self.anomalies if a.event == "restart" and (t := instant(a.change_at)))
+
     def events(self) -> list[datetime]:
         """When each piece of trouble about this service began."""
         times = [instant(a.change_at) for a in self.anomalies if troubling(a)]

@@ -43,6 +43,8 @@ from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummar
 from tools.prometheus.discovery import MonitoringStack
 
 CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can be its cause
+# A restart is its system's onset itself (its age falls as its first trouble shows), within a scrape.
+RESTART_SLACK = timedelta(minutes=2)
 BACKGROUND_SPAN = timedelta(minutes=45)
 BACKGROUND_GAP = timedelta(minutes=8)
 # SQL columns that name who holds a lock or blocks others, and who waits on them.
@@ -481,9 +483,10 @@ def _changed_before(suspects: Iterable[Suspect], involved: Sequence[Suspect]) ->
     hurt = [t for s in involved if s.errors and (t := surge_of(s)) is not None]
     found: list[Suspect] = []
     for suspect in suspects:
-        if suspect in involved or not suspect.changes or not hurt:
+        if suspect in involved or not (suspect.changes or suspect.restarts()) or not hurt:
             continue
         times = sorted(t for p in suspect.changes if (t := instant(p.first_seen)) is not None)
+        times = sorted([*times, *suspect.restarts()])
         before = [t for t in times if any(onset - CHANGE_LEAD <= t < onset for onset in hurt)]
         if before:
             suspect.onset = before[0]
@@ -493,7 +496,7 @@ def _changed_before(suspects: Iterable[Suspect], involved: Sequence[Suspect]) ->
 
 def _only_signals(suspect: Suspect) -> bool:
     named = suspect.blamed_by or suspect.relayed_by or suspect.followed_by or suspect.held_by_sql
-    return not (suspect.errors or suspect.changes or named)
+    return not (suspect.errors or suspect.changes or suspect.restarts() or named)
 
 
 def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus: Sequence[str]) -> float:
@@ -505,7 +508,10 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
     score += 3.0 * len(pointed_at_by(suspect) & names)
     score -= 2.0 * len(suspect.blames & names)
     score += 3.0 if suspect.held_by_sql else 0.0
-    if any(_near_change(p, suspect.onset or start) for p in suspect.changes):
+    onset = suspect.onset or start
+    if any(_near_change(p, onset) for p in suspect.changes) or any(
+        onset - CHANGE_LEAD <= t <= onset + RESTART_SLACK for t in suspect.restarts()
+    ):
         score += 2.0
     incident_errors = [p for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
     score += 1.0 if incident_errors else 0.0

@@ -12,6 +12,7 @@ from tests.data.devset import (
     worlds_engines,
     worlds_exporters,
     worlds_k8s,
+    worlds_restarts,
 )
 
 BUILDERS = (
@@ -21,6 +22,7 @@ BUILDERS = (
     *worlds_exporters.WORLDS,
     *worlds_engines.WORLDS,
     *worlds_datadog.WORLDS,
+    *worlds_restarts.WORLDS,
 )
 
 

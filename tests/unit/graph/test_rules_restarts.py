@@ -1,0 +1,116 @@
+"""A restart is a change: the system whose process started again just before the others' trouble is
+the cause, and a system known only by its software's name is named by the machine it runs on."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.members import software_host
+from graph.analysts.rules.suspect import Suspect
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+
+CACHE = {"job": "kvcache", "instance": "kv-7:9150"}
+DB = {"job": "rowstore", "instance": "rows-1:9104"}
+APP = {"job": "quotes", "service": "quotes"}
+
+
+def _moved(
+    metric: str, labels: dict[str, str], at: str, base: float, now: float, **extra: object
+) -> MetricAnomaly:
+    return MetricAnomaly(
+        evidence_id=f"metrics-{len(metric)}",
+        metric=metric,
+        labels=labels,
+        service=labels.get("service") or labels["job"],
+        baseline=base,
+        recent=now,
+        peak=max(base, now),
+        change_at=at,
+        direction="up" if now > base else "down",
+        ratio=now / base,
+        score=50.0,
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def _digest(*, restarted: bool) -> Digest:
+    uptime = _moved("kvcache_uptime_seconds", CACHE, "2026-01-01T13:42:00Z", 1_446_000, 1_140)
+    return Digest(
+        anomalies=[
+            replace(uptime, event="restart" if restarted else None),
+            _moved("kvcache_current_items", CACHE, "2026-01-01T13:42:00Z", 812_300, 153_500),
+            _moved("rowstore_threads_running", DB, "2026-01-01T13:43:00Z", 6, 58),
+            _moved("http_request_duration_seconds_p99", APP, "2026-01-01T13:44:00Z", 0.12, 2.4),
+        ],
+        log_patterns=[
+            LogPattern(
+                evidence_id="logs-1",
+                service="quotes",
+                level="warn",
+                template="slow read of quote <HEX> from store took <DURATION>",
+                count=60,
+                first_seen="2026-01-01T13:45:00Z",
+                last_seen="2026-01-01T14:19:00Z",
+                example="slow read of quote 2ca48fbd from store took 1.9s",
+            ),
+        ],
+        alert_groups=[
+            AlertGroup(
+                evidence_id="alerts-1",
+                alertname="QuotesSlow",
+                service="quotes",
+                severity="critical",
+                status="firing",
+                count=1,
+                instances=[],
+                first_started="2026-01-01T13:47:00Z",
+                summary="quotes p99 above 1s",
+                labels={"alertname": "QuotesSlow", **APP},
+            ),
+        ],
+    )
+
+
+def _ask(digest: Digest) -> DiagnoseRequest:
+    return DiagnoseRequest(
+        route=Route(route="complex", resolved_query="why have quotes been slow for half an hour?"),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T14:20:00Z",
+    )
+
+
+def test_the_system_that_restarted_just_before_the_trouble_is_its_cause_named_by_its_machine() -> None:
+    draft = diagnose_digest(_ask(_digest(restarted=True)))
+    assert draft.root_cause is not None
+    assert draft.root_cause.service == "kv-7"
+    assert "the process restarted at 2026-01-01T13:42:00Z" in draft.root_cause.statement
+    assert any("restarted" in f.statement for f in draft.findings)
+
+
+def test_without_the_restart_the_loud_caller_stays_the_answer() -> None:
+    draft = diagnose_digest(_ask(_digest(restarted=False)))
+    assert draft.root_cause is not None and draft.root_cause.service == "quotes"
+
+
+def _suspect(job: str, metric: str, *instances: str) -> Suspect:
+    return Suspect(
+        service=job,
+        anomalies=[
+            _moved(metric, {"job": job, "instance": i}, "2026-01-01T13:42:00Z", 1, 9) for i in instances
+        ],
+    )
+
+
+def test_a_job_called_after_its_software_is_named_by_its_one_machine() -> None:
+    assert software_host(_suspect("mysqld", "rate(mysql_global_status_questions)", "db-3:9104")) == "db-3"
+    assert software_host(_suspect("node", "node_load1", "web-2.example.net:9100")) == "web-2.example.net"
+
+
+def test_a_job_that_names_its_own_system_or_several_machines_keeps_its_name() -> None:
+    assert software_host(_suspect("checkout", "http_requests_total", "checkout-1:8080")) is None
+    assert software_host(_suspect("mysqld", "mysql_up", "db-3:9104", "db-4:9104")) is None
+    assert software_host(_suspect("mysqld", "mysql_up", "10.0.4.2:9104")) is None
+    assert software_host(_suspect("node", "node_load1", "localhost:9100")) is None

@@ -1,0 +1,102 @@
+"""A process restart read from the shape of its age or start-time series, whatever the series is named."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from tools.base import Evidence, EvidenceSource, EvidenceStatus
+from tools.digest import build_digest
+from tools.digest.labels import iso_from_unix
+from tools.digest.restarts import restart_of
+from tools.facts import MetricAnomaly
+
+NOW = datetime(2030, 6, 1, 12, 0, tzinfo=UTC)
+END = NOW.timestamp()
+RESTART = END - 40 * 60 - 25  # 11:19:35
+
+
+def _grid(step_s: float, hours: float = 2.0) -> np.ndarray:
+    return np.arange(END - hours * 3600, END + 1, step_s)
+
+
+def _scraped(times: np.ndarray, scrape_s: float, value_at: Any) -> np.ndarray:
+    """What a range query with a shorter step returns: each point holds the last scrape's value."""
+    return np.array([value_at(t - (t % scrape_s)) for t in times], dtype=float)
+
+
+def _age(t: float, *, unit: float = 1.0) -> float:
+    started = RESTART if t >= RESTART else END - 30 * 86400
+    return (t - started) * unit
+
+
+def _digest(metric: str, times: np.ndarray, values: np.ndarray) -> list[MetricAnomaly]:
+    series = {
+        "metric": metric,
+        "labels": {"job": "kv", "instance": "kv-1"},
+        "samples": [[float(t), float(v)] for t, v in zip(times, values, strict=True)],
+    }
+    item = Evidence(
+        id="metrics-1",
+        source=EvidenceSource.METRICS,
+        tool="read_metric",
+        title="t",
+        summary="s",
+        data={"series": [series]},
+        query={},
+        status=EvidenceStatus.OK,
+    )
+    return build_digest([item], now=NOW).anomalies
+
+
+def test_an_age_sampled_between_scrapes_says_when_the_process_started_again() -> None:
+    times = _grid(15)
+    values = _scraped(times, 60, _age)
+    restart = restart_of(times, values)
+    assert restart is not None and not restart.rising
+    assert abs(restart.at - RESTART) <= 60
+    (anomaly,) = _digest("kv_uptime_in_seconds", times, values)
+    assert anomaly.event == "restart" and anomaly.direction == "down"
+    assert anomaly.change_at is not None and anomaly.change_at[:16] == iso_from_unix(RESTART)[:16]
+    assert anomaly.baseline > 2_000_000 and anomaly.recent < 2_500
+
+
+def test_an_age_in_milliseconds_is_one_too() -> None:
+    times = _grid(60)
+    values = np.array([_age(t, unit=1000.0) for t in times])
+    restart = restart_of(times, values)
+    assert restart is not None and abs(restart.at - RESTART) <= 60
+
+
+def test_a_start_time_that_jumps_to_its_moment_is_a_restart() -> None:
+    times = _grid(30)
+    values = _scraped(times, 15, lambda t: RESTART if t >= RESTART else END - 9 * 86400)
+    (anomaly,) = _digest("process_start_time_seconds", times, values)
+    assert anomaly.event == "restart" and anomaly.direction == "up"
+    assert anomaly.change_at == iso_from_unix(RESTART)
+
+
+def test_an_age_that_never_restarted_is_no_fact_at_all() -> None:
+    times = _grid(60)
+    assert _digest("kv_uptime_in_seconds", times, times - (END - 86400)) == []
+
+
+def test_a_counter_that_resets_is_read_as_a_rate_not_as_a_restart() -> None:
+    # Requests counted at a noisy rate, counting from zero again at the restart: its rate is its fact.
+    rng = np.random.default_rng(7)
+    times = _grid(60)
+    rates = np.where(times >= RESTART, 40.0, 4.0) * rng.uniform(0.8, 1.2, times.size)
+    values = np.cumsum(rates * 60)
+    values[times >= RESTART] -= values[times < RESTART][-1]
+    assert restart_of(times, values) is None
+    assert all(a.event is None for a in _digest("kv_requests_total", times, values))
+
+
+def test_a_level_that_falls_to_nothing_is_no_restart() -> None:
+    times = _grid(60)
+    values = np.where(times >= RESTART, 0.02, 1.0) * 8e9  # free memory falling to almost nothing
+    assert restart_of(times, values) is None
+    (anomaly,) = _digest("kv_memory_free_bytes", times, values)
+    assert anomaly.event is None
