@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import permutations
 from typing import Any, Literal
 
 from graph.analysts.base import LOOKUP_ROUNDS, Plan, PlannedCall, PlanRequest
@@ -54,9 +55,11 @@ _VALUE_OF = re.compile(
     r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:current\s+|latest\s+)?values?\s+of\b", re.IGNORECASE
 )
 # "what's the current replication lag of mongo-2", "cache uptime on pw-cache-01 right now?": a value
-# asked for now in plain words, which a metric's name holds in that order (`..._replication_lag`).
+# asked for now in plain words, which a metric's name holds (`..._replication_lag`); "the current value
+# of connected clients on X", "the number of pending messages for Y" name their words after "of".
 _VALUE_WORDS = re.compile(
     r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:(?:current|latest|present)\s+)?"
+    r"(?:(?:values?|number|count|amount)\s+of\s+)?"
     r"(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*){0,2})\s+(?:of|on|for|in)\s+[\w.:-]",
     re.IGNORECASE,
 )
@@ -256,7 +259,7 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
 
 
 def _value_in_words(text: str) -> str | None:
-    """Every metric whose name holds the question's words in order, for a value asked for now in
+    """Every metric whose name holds the question's words (any order), for a value asked for now in
     plain words; None for anything else (how a system is, logs, a judgement)."""
     match = _VALUE_WORDS.match(text)
     if match is None or not _NOW_ASKED.search(text) or _LOGS.search(text) or _SYMPTOM.search(text):
@@ -264,8 +267,11 @@ def _value_in_words(text: str) -> str | None:
     words = [w for w in re.split(r"[ -]", match.group("words").lower()) if w not in _FILLER]
     if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:
         return None
-    # RE2's (?i): the question's spelling rarely matches a vendor's case.
-    return '{__name__=~"(?i).*' + ".*".join(re.escape(w) for w in words) + '.*"}'
+    # RE2's (?i): the question's spelling rarely matches a vendor's case; and in any order, which
+    # RE2 says with alternatives (no lookahead): "active connections" is `nginx_connections_active`.
+    spellings = dict.fromkeys(".*".join(re.escape(w) for w in order) for order in permutations(words))
+    either = next(iter(spellings)) if len(spellings) == 1 else "(" + "|".join(spellings) + ")"
+    return '{__name__=~"(?i).*' + either + '.*"}'
 
 
 def _promql_expression(text: str) -> str | None:

@@ -175,12 +175,23 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     (
         "what's the current replication lag of mongo-2 in seconds",
         "query_promql_instant",
-        {"promql": '{__name__=~"(?i).*replication.*lag.*"}'},
+        {"promql": '{__name__=~"(?i).*(replication.*lag|lag.*replication).*"}'},
     ),
     (
         "memcached uptime on pw-cache-01 right now?",
         "query_promql_instant",
-        {"promql": '{__name__=~"(?i).*memcached.*uptime.*"}'},
+        {"promql": '{__name__=~"(?i).*(memcached.*uptime|uptime.*memcached).*"}'},
+    ),
+    # Its words after "the value of" or "the number of", in any order of the metric's name.
+    (
+        "What is the current value of connected clients on kv-cache-3?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*(connected.*clients|clients.*connected).*"}'},
+    ),
+    (
+        "What's the current number of retries for the billing worker?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*retries.*"}'},
     ),
     ("current value of queue_depth for orders.dlq?", "query_promql_instant", {"promql": "queue_depth"}),
     # A count, then the words saying which log.
