@@ -22,8 +22,10 @@ class MetricAnomaly:
     ratio: float  # recent / baseline (inf-safe: large number when baseline is ~0)
     score: float  # robust deviation, larger is more anomalous
     # "restart": the series states the process's age or start time and it started again at change_at
-    # (`tools.digest.restarts`); an event like a deploy, not a level that moved.
+    # (`tools.digest.restarts`); an event like a deploy, not a level that moved. "ended": the move is
+    # over, the series back at its baseline since `ended_at` (`recent` is that current level).
     event: str | None = None
+    ended_at: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,7 @@ from tools.digest.counters import (
 from tools.digest.labels import iso_from_unix, parse_instant, service_of
 from tools.digest.level_shift import TINY, Floats, Shift, best_shift_among, robust_scale
 from tools.digest.limits import DigestLimits
-from tools.digest.restarts import restart_of
+from tools.digest.restarts import counter_restart, restart_of
 from tools.digest.trend import trend_onset
 from tools.facts import MetricAnomaly
 
@@ -50,6 +50,10 @@ _SETTLED_SHARE = 0.95
 # A counter read by its increase moves on at most this share of its steps (restarts, failovers).
 _RARE_SHARE = 0.5
 _COUNTING_STOPPED_S = 900.0
+# A move whose series has stood this close to its baseline (a share of the way to its peak) for
+# this long is over.
+_BACK_SHARE = 0.2
+_ENDED_FOR_S = 600.0
 
 
 def anomalies_from(
@@ -63,7 +67,7 @@ def anomalies_from(
         labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
         metric = str(raw.get("metric") or labels.get("__name__") or "")
         times, values = _samples(raw.get("samples") or [], now=now)
-        restart = _restart_anomaly(times, values, limits=limits)
+        restart = _restart_anomaly(metric, times, values, limits=limits)
         reading: tuple[str, dict[str, Any] | None] | None = None if restart is None else (metric, restart)
         reading = reading or _counter_anomaly(metric, times, values, limits=limits)
         if reading is None:
@@ -83,10 +87,15 @@ def anomalies_from(
     return found
 
 
-def _restart_anomaly(times: Floats, values: Floats, *, limits: DigestLimits) -> dict[str, Any] | None:
+def _restart_anomaly(
+    metric: str, times: Floats, values: Floats, *, limits: DigestLimits
+) -> dict[str, Any] | None:
     """A series of a process's age or start time that shows it started again: the restart is the
-    fact (an age read as a counter has a flat rate; a start time's jump is a tiny share of it)."""
+    fact (an age read as a counter has a flat rate; a start time's jump is a tiny share of it). So is
+    a count that fell back near zero in a series not read as a counter (its drop is no level)."""
     restart = restart_of(times, values)
+    if restart is None and not is_counter(metric, values):
+        restart = counter_restart(times, values)
     if restart is None:
         return None
     recent = float(values[-1])
@@ -211,6 +220,7 @@ def _series_anomaly(times: Floats, values: Floats, *, limits: DigestLimits) -> d
             return None  # a climb the series has made before, as far and as long: its own rhythm
     if found is None:
         return None
+    found |= _ended(times, values, found)
     return {
         **found,
         "baseline": _round(found["baseline"]),
@@ -255,6 +265,29 @@ def _level_shift(
         "change_at": iso_from_unix(float(times[start])),
         "direction": direction,
         "score": round(score, 2),
+    }
+
+
+def _ended(times: Floats, values: Floats, found: Mapping[str, Any]) -> dict[str, Any]:
+    """The move's end, when the series has been back near its baseline for the newest stretch (at
+    least ENDED_FOR and a few samples): a backlog that filled and drained, a spike over. The median
+    of everything since the change still sits high then; the series' present does not."""
+    moment = parse_instant(found.get("change_at"))
+    if moment is None:
+        return {}
+    baseline, peak = float(found["baseline"]), float(found["peak"])
+    near = np.abs(values - baseline) <= _BACK_SHARE * abs(peak - baseline)
+    since = len(values)
+    while since > 0 and near[since - 1]:
+        since -= 1
+    if since >= len(values) - 2 or times[since] <= moment.timestamp():
+        return {}
+    if times[-1] - times[since] < _ENDED_FOR_S:
+        return {}
+    return {
+        "recent": float(np.median(values[since:])),
+        "event": "ended",
+        "ended_at": iso_from_unix(float(times[since])),
     }
 
 

@@ -68,6 +68,21 @@ def _age_restart(times: Floats, values: Floats) -> Restart | None:
     return None
 
 
+def counter_restart(times: Floats, values: Floats) -> Restart | None:
+    """The latest restart of a process one of whose counts falls back near zero: for a series not
+    read as a counter (sampled in stairs, its rises too sparse), whose drop is no level moving."""
+    if len(values) < 2 * _MIN_STEPS or not np.all(np.isfinite(values)):
+        return None
+    steps = np.diff(values)
+    resets = np.flatnonzero((steps < 0) & (values[1:] <= _RESET_SHARE * values[:-1]))
+    if resets.size == 0 or np.any(np.delete(steps, resets) < 0) or not np.any(steps > 0):
+        return None
+    split = int(resets[-1]) + 1
+    if split < _MIN_STEPS or len(values) - split < _MIN_AFTER:
+        return None
+    return Restart(at=float(times[split]), split=split, before=float(values[split - 1]), rising=False)
+
+
 def _stair(times: Floats, values: Floats) -> float:
     """The longest a value stood still: the scrape interval, when the query's step is shorter."""
     changed = times[np.flatnonzero(np.diff(values) != 0) + 1]

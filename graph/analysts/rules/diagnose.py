@@ -47,6 +47,9 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         return alert_draft(request, orphans, ranking)
     now = parse_instant(request.now)
     current = [s for s in ranking.ranked if not recovered(s, now)]
+    # A restart is over with the trouble it began: a cache that came back empty while its database is
+    # still overloaded is the cause of what is going on now.
+    current = [s for s in ranking.ranked if s in current or (current and s.restarts())]
     if not current:
         return quiet_draft(request, ranking, past=ranking.ranked, target=target)
     if len(current) < len(ranking.ranked):

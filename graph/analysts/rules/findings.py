@@ -135,6 +135,17 @@ def restart_phrase(anomaly: MetricAnomaly) -> str:
     )
 
 
+def ended_phrase(anomaly: MetricAnomaly) -> str:
+    """A move that is over: how far it went, and the level it was back at since when."""
+    verb = "rose" if anomaly.direction == "up" else "fell"
+    unit = " /s" if anomaly.metric.startswith("rate(") else ""
+    return (
+        f"{verb} from {number(anomaly.baseline)}{unit} to {number(anomaly.peak)}{unit} starting "
+        f"{anomaly.change_at} and was back at {number(anomaly.recent)}{unit} by {anomaly.ended_at}: "
+        "it recovered"
+    )
+
+
 def anomaly_finding(anomaly: MetricAnomaly, labels: Sequence[str] = ()) -> Finding:
     """What one series did; `labels` (from `distinguishing_labels`) say which series it is."""
     where = anomaly.labels.get("instance") or anomaly.service or "the series"
@@ -146,6 +157,10 @@ def anomaly_finding(anomaly: MetricAnomaly, labels: Sequence[str] = ()) -> Findi
     series = anomaly.metric + ("{" + ", ".join(labels) + "}" if labels else "")
     # Spaced, not glued: the guard reads a number followed by "/" as part of a path, not a value.
     unit = " /s" if anomaly.metric.startswith("rate(") else ""
+    if anomaly.event == "ended":
+        return Finding(
+            statement=f"{series} on {where} {ended_phrase(anomaly)}.", evidence_ids=[anomaly.evidence_id]
+        )
     return Finding(
         statement=(
             f"{series} on {where} {verb} from {number(anomaly.baseline)}{unit} to "

@@ -84,7 +84,13 @@ def troubling(anomaly: MetricAnomaly) -> bool:
     says is good news (free space growing back, errors falling): that is a recovery."""
     if improving(anomaly.metric, anomaly.direction):
         return False
-    return bool(BAD_SIGNAL.search(anomaly.metric)) or anomaly.ratio >= 5 or anomaly.ratio <= 0.2
+    # A move that is over is judged by how far it went (its `recent` is the level it came back to).
+    ratio = anomaly.ratio if anomaly.event != "ended" else _peak_ratio(anomaly)
+    return bool(BAD_SIGNAL.search(anomaly.metric)) or ratio >= 5 or ratio <= 0.2
+
+
+def _peak_ratio(anomaly: MetricAnomaly) -> float:
+    return anomaly.peak / anomaly.baseline if anomaly.baseline else anomaly.ratio
 
 
 def instant(value: str | None) -> datetime | None:

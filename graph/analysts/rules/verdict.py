@@ -49,13 +49,18 @@ def missing_sources(evidence: Sequence[EvidenceRef]) -> list[str]:
 
 
 def recovered(suspect: Suspect, now: datetime | None) -> bool:
-    """Whether everything troubling `suspect` ended long before now: error lines only (its own, or
-    others' naming it: a mesh proxy's "failed to connect to X" that stopped with the outage), all
-    stopped."""
+    """Whether everything troubling `suspect` ended long before now: error lines (its own, or
+    others' naming it: a mesh proxy's "failed to connect to X" that stopped with the outage) that
+    stopped, series back at their baseline, restarts."""
     signs = [*suspect.errors, *suspect.blamed_by.values(), *suspect.relayed_by.values()]
-    if now is None or suspect.alerts or suspect.anomalies or suspect.held_by_sql or not signs:
+    # A move the series came back from and a restart are over too; any other move is current.
+    past = [a for a in suspect.anomalies if a.event in ("ended", "restart")]
+    if now is None or suspect.alerts or len(past) < len(suspect.anomalies) or suspect.held_by_sql:
+        return False
+    if not (signs or past):
         return False
     ends = [parse_instant(p.last_seen) for p in signs]
+    ends += [parse_instant(a.ended_at or a.change_at) for a in past]
     return all(end is not None and now - end >= RECOVERED_AFTER for end in ends)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.base import DiagnoseRequest, EvidenceRef, Route
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.members import software_host
 from graph.analysts.rules.suspect import Suspect
@@ -114,3 +114,64 @@ def test_a_job_that_names_its_own_system_or_several_machines_keeps_its_name() ->
     assert software_host(_suspect("mysqld", "mysql_up", "db-3:9104", "db-4:9104")) is None
     assert software_host(_suspect("mysqld", "mysql_up", "10.0.4.2:9104")) is None
     assert software_host(_suspect("node", "node_load1", "localhost:9100")) is None
+
+
+def test_a_restart_is_not_over_while_the_trouble_it_began_goes_on() -> None:
+    # Only the cache's restart says anything about it (no line of its own since): still the cause.
+    digest = _digest(restarted=True)
+    only_restart = [a for a in digest.anomalies if a.metric != "kvcache_current_items"]
+    draft = diagnose_digest(_ask(replace(digest, anomalies=only_restart)))
+    assert draft.root_cause is not None and draft.root_cause.service == "kv-7"
+
+
+def _backlog(*, ended: bool) -> Digest:
+    pending = _moved(
+        "queue_pending", {"job": "broker", "queue": "picks"}, "2026-01-01T12:49:00Z", 215, 24_045
+    )
+    if ended:
+        pending = replace(pending, recent=230, event="ended", ended_at="2026-01-01T13:38:00Z")
+    return Digest(
+        anomalies=[pending],
+        log_patterns=[
+            LogPattern(
+                evidence_id="logs-1",
+                service="picker",
+                level="warn",
+                template="timeout fetching batch from broker",
+                count=88,
+                first_seen="2026-01-01T12:48:33Z",
+                last_seen="2026-01-01T13:36:00Z",
+                example="timeout fetching batch from broker",
+            ),
+        ],
+        alert_groups=[
+            AlertGroup(
+                evidence_id="alerts-1",
+                alertname="PendingHigh",
+                service="broker",
+                severity="warning",
+                status="resolved",
+                count=1,
+                instances=[],
+                first_started="2026-01-01T12:55:00Z",
+                summary="pending above 5000",
+                labels={"alertname": "PendingHigh", "job": "broker"},
+                ended_at="2026-01-01T13:40:00Z",
+            ),
+        ],
+    )
+
+
+def test_a_backlog_that_drained_with_its_errors_over_is_healthy_now() -> None:
+    read = [
+        EvidenceRef(id=i, source=source, tool=tool, title=tool, status="OK", summary="")
+        for i, source, tool in [
+            ("alerts-1", "alerts", "list_alerts"),
+            ("metrics-5", "metrics", "read_metric"),
+            ("logs-1", "logs", "query_logs"),
+        ]
+    ]
+    draft = diagnose_digest(replace(_ask(_backlog(ended=True)), evidence=read))
+    assert draft.verdict == "healthy" and draft.root_cause is None
+    still = diagnose_digest(replace(_ask(_backlog(ended=False)), evidence=read))
+    assert still.verdict == "incident" and still.root_cause is not None

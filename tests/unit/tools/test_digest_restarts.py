@@ -100,3 +100,28 @@ def test_a_level_that_falls_to_nothing_is_no_restart() -> None:
     assert restart_of(times, values) is None
     (anomaly,) = _digest("kv_memory_free_bytes", times, values)
     assert anomaly.event is None
+
+
+def test_a_count_sampled_in_stairs_that_falls_to_zero_is_a_restart_not_a_level_drop() -> None:
+    # Scraped every 60 s, read every 15 s: most steps are flat, so it is not read as a counter; its
+    # fall to zero is the process starting again, not a level that moved.
+    times = _grid(15)
+    values = _scraped(times, 60, lambda t: (t - RESTART) * 40 if t >= RESTART else 3.3e9 + (t - END) * 40)
+    (anomaly,) = _digest("msgs_in", times, values)
+    assert anomaly.event == "restart" and anomaly.direction == "down"
+    assert anomaly.baseline > 3e9
+
+
+def test_a_move_the_series_came_back_from_is_over_and_says_when() -> None:
+    times = _grid(60)
+    hump = (times >= END - 80 * 60) & (times < END - 30 * 60)
+    rng = np.random.default_rng(3)
+    values = np.where(hump, 20_000.0, 200.0) * rng.uniform(0.9, 1.1, times.size)
+    (anomaly,) = _digest("backlog_pending", times, values)
+    assert anomaly.event == "ended" and anomaly.direction == "up"
+    assert anomaly.peak > 20_000 and 150 < anomaly.recent < 250  # the level it came back to
+    assert anomaly.ended_at is not None and anomaly.ended_at[:16] == iso_from_unix(END - 30 * 60)[:16]
+    # Still high at the end: a current move.
+    still = np.where(times >= END - 80 * 60, 20_000.0, 200.0) * rng.uniform(0.9, 1.1, times.size)
+    (current,) = _digest("backlog_pending", times, still)
+    assert current.event is None and current.recent > 15_000
