@@ -312,8 +312,7 @@ def _ruled_out(herring: Suspect, root: Suspect) -> RuledOut:
     else:
         reason = f"{what} has no causal link: no errors, and no other service names it"
     # The root's own evidence backs the part of the reason that names it.
-    root_ids = [g.evidence_id for g in root.alerts] + [a.evidence_id for a in root.anomalies]
-    return RuledOut(service=herring.service, reason=reason, evidence_ids=[*ids[:4], *root_ids[:1]])
+    return RuledOut(service=herring.service, reason=reason, evidence_ids=[*ids[:4], *_named_in(root)[:1]])
 
 
 def _services(suspects: Sequence[Suspect]) -> set[str]:
@@ -339,8 +338,14 @@ def _unrelated(other: Suspect, root: Suspect) -> RuledOut:
         | {a.evidence_id for a in other.anomalies}
         | {p.evidence_id for p in other.errors}
     )
-    root_ids = [g.evidence_id for g in root.alerts] + [a.evidence_id for a in root.anomalies]
-    return RuledOut(service=other.service, reason=reason, evidence_ids=[*ids[:4], *root_ids[:1]])
+    return RuledOut(service=other.service, reason=reason, evidence_ids=[*ids[:4], *_named_in(root)[:1]])
+
+
+def _named_in(suspect: Suspect) -> list[str]:
+    """Evidence that names `suspect`: its alerts, its series, its own lines (a root known only by
+    its error lines has no alert or series to cite)."""
+    ids = [g.evidence_id for g in suspect.alerts] + [a.evidence_id for a in suspect.anomalies]
+    return ids + [p.evidence_id for p in [*suspect.errors, *suspect.changes] if p.service == suspect.service]
 
 
 def _signal_finding(suspect: Suspect, digest: Digest) -> Finding | None:
