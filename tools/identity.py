@@ -146,6 +146,32 @@ def workload_of_pod(pod: str) -> str | None:
     return None
 
 
+def _collector_key(labels: Mapping[str, object], key: str, value: str) -> bool:
+    """Whether `key` names the collector that scraped the series rather than what it is about: its
+    job, or the Kubernetes service of that job (`service=kps-kube-state-metrics` beside
+    `job=kube-state-metrics`), when the workload label names another workload. An explicit service
+    of its own (`service=billing` without such a job) keeps naming the series."""
+    job = _value(labels, "job")
+    if key in ("job", "exported_job"):
+        return _describes_other_workload(labels, value)
+    return key == "service" and job is not None and job in value and _describes_other_workload(labels, job)
+
+
+def _describes_other_workload(labels: Mapping[str, object], target: str) -> bool:
+    """Whether a label set is a collector's report on another workload: its scrape target's name
+    (`job=kube-state-metrics`, `service=prometheus-kube-state-metrics`, `job=kubernetes-pods`)
+    shares no name with the workload its pod or workload label names (`search-indexer-7d9c8b6f5-q2lxw`);
+    an app's own series (`job=checkout`, `pod=checkout-7d9f8b6c5d-x2x7k`) share it."""
+    for key in _WORKLOAD_LABELS:
+        value = _value(labels, key)
+        if value is None:
+            continue
+        workload = (workload_of_pod(value) if key == "pod" else None) or value
+        one, other = workload.lower(), target.lower()
+        return one not in other and other not in one
+    return False
+
+
 def _probed_host(value: str) -> str | None:
     """The system a probed URL is about (a blackbox exporter's `instance` is the URL it probes):
     `https://orders-api.prod.internal:8443/health` -> `orders-api`, the host's first DNS label, the
@@ -176,6 +202,8 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
         value = _value(labels, key)
         if value is None:
             continue
+        if _collector_key(labels, key, value):
+            continue  # a collector's series (kube-state-metrics, cAdvisor): about the pod it names
         probed = _value(labels, INSTANCE_LABEL) if key == "job" and INSTANCE_LABEL in order else None
         if probed is not None and _probed_host(probed) is not None:
             # A prober's series (a blackbox exporter's job) are about the URL it probes, not the prober.

@@ -24,6 +24,7 @@ _AGE_TOLERANCE = 0.03  # of the unit, over the span before the restart
 _RESET_SHARE = 0.1  # an age falls to at most this share of what it was
 _MIN_STEPS = 5  # before the restart: a shape needs samples to be told from noise
 _MIN_AFTER = 2  # from the restart on: a restart of a minute ago is the one that matters most
+_MIN_COUNTS = 5  # distinct values a count passes through before it restarts
 _EPOCH_MIN = 1e9  # a start time is a unix time (2001 on)
 _EPOCH_MS = 1e11  # beyond this, in milliseconds
 
@@ -75,10 +76,14 @@ def counter_restart(times: Floats, values: Floats) -> Restart | None:
         return None
     steps = np.diff(values)
     resets = np.flatnonzero((steps < 0) & (values[1:] <= _RESET_SHARE * values[:-1]))
-    if resets.size == 0 or np.any(np.delete(steps, resets) < 0) or not np.any(steps > 0):
+    # One restart, by a count that kept counting before it: a state flag (0 and 1) or a gauge that
+    # touches zero now and then falls "to zero" too, but steps among a few values.
+    if resets.size != 1 or np.any(np.delete(steps, resets) < 0):
         return None
-    split = int(resets[-1]) + 1
+    split = int(resets[0]) + 1
     if split < _MIN_STEPS or len(values) - split < _MIN_AFTER:
+        return None
+    if np.unique(values[:split]).size < _MIN_COUNTS:
         return None
     return Restart(at=float(times[split]), split=split, before=float(values[split - 1]), rising=False)
 

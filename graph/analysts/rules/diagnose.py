@@ -20,7 +20,7 @@ from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import carries, near_change, rank_suspects
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
-from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, ROLLOUT, categorize
+from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, MORE_IS_BETTER, ROLLOUT, categorize
 from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
 from tools.prometheus.discovery import DEFAULT_STACK, MonitoringStack, question_words
@@ -196,7 +196,9 @@ def _state_like(text: str) -> bool:
 def _category_text(root: Suspect, ranking: Ranking) -> str:
     parts = [f"{p.template} {p.example} {p.reason or ''}" for p in root.errors if not p.origin]
     parts += [f"{g.alertname} {g.summary}" for g in root.alerts]
-    parts += [a.metric for a in root.anomalies]
+    # A usage that fell (CPU idle while requests fail elsewhere) is an effect, not the trouble's kind;
+    # a falling good (free space, hits) is.
+    parts += [a.metric for a in root.anomalies if a.direction == "up" or MORE_IS_BETTER.search(a.metric)]
     # Callers describe how the root looks from outside ("upstream timed out"); their words only
     # decide the category when the root has no errors of its own to say what went wrong.
     if not root.errors:

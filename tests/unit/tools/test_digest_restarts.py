@@ -125,3 +125,13 @@ def test_a_move_the_series_came_back_from_is_over_and_says_when() -> None:
     still = np.where(times >= END - 80 * 60, 20_000.0, 200.0) * rng.uniform(0.9, 1.1, times.size)
     (current,) = _digest("backlog_pending", times, still)
     assert current.event is None and current.recent > 15_000
+
+
+def test_a_state_flag_that_drops_to_zero_is_no_restart() -> None:
+    # kube-state-metrics' "waiting" flag: 1 while a container waits, 0 when it runs again.
+    times = _grid(60)
+    values = np.where((times > END - 90 * 60) & (times < END - 20 * 60), 1.0, 0.0)
+    values[(times > END - 50 * 60) & (times < END - 48 * 60)] = 0.0
+    assert all(
+        a.event != "restart" for a in _digest("kube_pod_container_status_waiting_reason", times, values)
+    )

@@ -146,3 +146,42 @@ def test_a_targets_own_job_kept_as_exported_job_names_it_over_the_scrape_job() -
         "task_group": "api",
     }
     assert identity_of(labels).name == "ledger-api"
+
+
+@pytest.mark.parametrize(
+    ("labels", "name"),
+    [
+        # kube-state-metrics reports on other pods: its series are theirs.
+        (
+            {"job": "kube-state-metrics", "namespace": "search", "pod": "search-indexer-7d9c8b6f5-q2lxw"},
+            "search-indexer",
+        ),
+        # kube-prometheus adds the collector's Kubernetes service beside its job.
+        (
+            {
+                "service": "kps-kube-state-metrics",
+                "job": "kube-state-metrics",
+                "namespace": "search",
+                "pod": "search-indexer-7d9c8b6f5-q2lxw",
+            },
+            "search-indexer",
+        ),
+        # cAdvisor's series, scraped by the kubelet job.
+        (
+            {
+                "job": "kubelet",
+                "namespace": "policy",
+                "pod": "policy-pricer-5b8f6c7d4-xq2lm",
+                "container": "app",
+            },
+            "policy-pricer",
+        ),
+        # An app's own series keep its job; an explicit service of its own keeps naming it.
+        ({"job": "checkout", "namespace": "shop", "pod": "checkout-7d9f8b6c5d-x2x7k"}, "checkout"),
+        ({"service": "billing", "pod": "x-7d9f8b6c4d-x2k4p"}, "billing"),
+    ],
+)
+def test_a_collectors_series_about_another_workload_are_that_workloads(
+    labels: dict[str, str], name: str
+) -> None:
+    assert name_of(labels) == name

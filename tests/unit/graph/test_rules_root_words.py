@@ -1,12 +1,15 @@
-"""A ruled-out system's reason names the root cause, so it cites evidence that names the root: its
-alerts or series, or, for a root known only by its own lines, those lines (else EvidenceGuard finds
-the root's name in nothing the entry cites, and the whole answer falls back)."""
+"""What the answer says about its root: a ruled-out system's reason names the root, so it cites evidence
+naming the root (its own lines when it has no alert or series; else EvidenceGuard finds the name in
+nothing the entry cites and the whole answer falls back); and the root's kind is not named by a usage
+that fell (an idle CPU)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from graph.analysts.base import DiagnoseRequest, Route
 from graph.analysts.rules.diagnose import diagnose_digest
-from tools.facts import AlertGroup, Digest, LogPattern
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 
 def _lines(service: str, example: str, count: int, first: str, evidence_id: str) -> LogPattern:
@@ -60,3 +63,32 @@ def test_a_herring_ruled_out_beside_a_root_known_only_by_its_lines_cites_those_l
     (ruled,) = draft.ruled_out
     assert ruled.service == "coordinator" and "pricer" in ruled.reason
     assert "logs-3" in ruled.evidence_ids
+
+
+def test_a_usage_that_fell_does_not_name_the_troubles_kind() -> None:
+    # The service idles while its handshakes fail: its CPU fell (in both pods), which is no CPU trouble.
+    idle = MetricAnomaly(
+        evidence_id="metrics-5",
+        metric="rate(container_cpu_usage_seconds_total)",
+        labels={"job": "kubelet", "namespace": "policy", "pod": "pricer-5b8f6c7d4-xq2lm"},
+        service="pricer",
+        baseline=0.43,
+        recent=0.03,
+        peak=0.03,
+        change_at="2026-01-01T16:04:00Z",
+        direction="down",
+        ratio=0.07,
+        score=18.0,
+    )
+    lines = _lines("pricer", "TLS error: TLSV1_ALERT_UNKNOWN_CA", 89, "2026-01-01T16:02:00Z", "logs-3")
+    request = DiagnoseRequest(
+        route=Route(route="complex", resolved_query="why is the pricer failing?"),
+        evidence=[],
+        digest=Digest(
+            anomalies=[idle, replace(idle, labels={**idle.labels, "pod": "pricer-5b8f6c7d4-b9r6t"})],
+            log_patterns=[lines],
+        ),
+        now="2026-01-01T16:40:00Z",
+    )
+    draft = diagnose_digest(request)
+    assert draft.root_cause is not None and draft.root_cause.category == "tls"
