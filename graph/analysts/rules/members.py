@@ -17,11 +17,15 @@ from collections.abc import Iterable, Mapping
 from graph.analysts.rules.addresses import EVERY_MACHINE
 from graph.analysts.rules.suspect import Suspect
 from tools.facts import Digest
+from tools.identity import DEFAULT_IDENTITY
 
 # Labels that name one member of a system (the node, broker or host it runs as), best first.
 MEMBER_KEYS = ("name", "nodename", "node", "hostname", "host", "server", "broker", "member")
 _CONFINED = 2 / 3  # the share of the trouble one member must hold
 _WORKLOAD_KEYS = ("pod", "container", "deployment", "statefulset", "daemonset")
+# The identity labels that name a system outright, ranked before its scrape job.
+_NAME_KEYS = DEFAULT_IDENTITY.labels[: DEFAULT_IDENTITY.labels.index("exported_job")]
+_FIRST_WORD = re.compile(r"[A-Z]?[a-z]+")  # of an alert's CamelCase name
 _ADDRESS = re.compile(r"^\[?[\d.:a-fA-F]+\]?(?::\d+)?$")
 
 
@@ -46,15 +50,26 @@ def software_host(root: Suspect) -> str | None:
     """The machine a system named only by its software runs on: a scrape job called after the
     exporter (`job=sqlserverd`, `job=node`, whose series are `sqlserver_*`, `node_*`) names what runs,
     not where; its one instance (`db-east-3:9104`) is what an on-call
-    engineer names and logs into. The series' own names say so, no list of exporters is kept.
+    engineer names and logs into. The series' and alerts' own names say so (`node_filesystem_...`,
+    `NodeFilesystemAlmostOutOfSpace`); no list of exporters is kept.
     """
     sets = root.label_sets()
-    if not sets or any(labels.get("job") != root.service for labels in sets):
+    jobs = {labels["job"] for labels in sets if "job" in labels}
+    if jobs != {root.service} or any(k in labels for labels in sets for k in _NAME_KEYS):
+        return None  # named by its job alone (an explicit service or app name names the system)
+    # The first word of its series' names (`sqlserver_...`) and of its alerts' (`SqlserverDown`); a
+    # word too short to tell (`pg_`) says nothing either way.
+    words = [_family(a.metric).split("_", 1)[0] for a in root.anomalies]
+    words += [m.group(0) for g in root.alerts if (m := _FIRST_WORD.match(g.alertname))]
+    words = [w for w in words if len(w) >= 3]
+    if not words or sum(_names_software(root.service, w) for w in words) * 2 <= len(words):
         return None
-    metrics = [_family(a.metric) for a in root.anomalies]
-    if not metrics or sum(_names_software(root.service, m) for m in metrics) * 2 <= len(metrics):
-        return None
-    hosts = {_without_port(labels["instance"]) for labels in sets if labels.get("instance")}
+    # Its alerts' one machine first (where it fires, however the exporter spells that host), else
+    # the one machine of all its series.
+    alerted = {_without_port(g.labels["instance"]) for g in root.alerts if g.labels.get("instance")}
+    hosts = (
+        alerted if len(alerted) == 1 else {_without_port(s["instance"]) for s in sets if s.get("instance")}
+    )
     if len(hosts) != 1:
         return None
     host = hosts.pop()
@@ -67,10 +82,10 @@ def _family(metric: str) -> str:
     return metric[metric.find("(") + 1 :].rstrip(")") if "(" in metric else metric
 
 
-def _names_software(job: str, metric: str) -> bool:
-    """Whether a metric's first word and the job's are one name (`sqlserver_...` of `sqlserverd`)."""
-    word, first = metric.split("_", 1)[0].lower(), re.split(r"[-_.]", job.lower(), maxsplit=1)[0]
-    return len(word) >= 3 and (first.startswith(word) or word.startswith(first))
+def _names_software(job: str, word: str) -> bool:
+    """Whether a name's first word and the job's are one name (`sqlserver_...` of `sqlserverd`)."""
+    word, first = word.lower(), re.split(r"[-_.]", job.lower(), maxsplit=1)[0]
+    return first.startswith(word) or word.startswith(first)
 
 
 def _without_port(instance: str) -> str:

@@ -175,3 +175,40 @@ def test_a_backlog_that_drained_with_its_errors_over_is_healthy_now() -> None:
     assert draft.verdict == "healthy" and draft.root_cause is None
     still = diagnose_digest(replace(_ask(_backlog(ended=False)), evidence=read))
     assert still.verdict == "incident" and still.root_cause is not None
+
+
+def _alerted(job: str, alertname: str, instance: str) -> AlertGroup:
+    return AlertGroup(
+        evidence_id="alerts-1",
+        alertname=alertname,
+        service=job,
+        severity="critical",
+        status="firing",
+        count=1,
+        instances=[instance],
+        first_started="2026-01-01T13:40:00Z",
+        summary="",
+        labels={"alertname": alertname, "job": job, "instance": instance},
+    )
+
+
+def test_the_alerts_one_machine_names_a_software_job_their_words_name() -> None:
+    # Only an alert: its name's first word is the job's.
+    alone = Suspect(
+        service="node", alerts=[_alerted("node", "NodeFilesystemAlmostOutOfSpace", "thumbs-3:9100")]
+    )
+    assert software_host(alone) == "thumbs-3"
+    # Series of two members (spelled by the exporter), an alert on one: the alert's machine.
+    lagging = _suspect("postgres", "pg_replication_lag", "db_replica_2:9187", "db_primary:9187")
+    lagging.alerts = [_alerted("postgres", "PostgresReplicationLagHigh", "db-replica-2")]
+    assert software_host(lagging) == "db-replica-2"
+
+
+def test_a_system_named_by_an_application_label_is_no_software_job() -> None:
+    labels = {"application": "recount", "instance": "recount-28190-x7q"}
+    moved = _moved("recount_rows_total", {"job": "recount"}, "2026-01-01T13:42:00Z", 1, 9)
+    named = Suspect(service="recount", anomalies=[replace(moved, labels=labels, service="recount")])
+    assert software_host(named) is None
+    # With its scrape job beside the name, still the name's.
+    both = replace(moved, labels={**labels, "job": "recount"}, service="recount")
+    assert software_host(Suspect(service="recount", anomalies=[both])) is None
