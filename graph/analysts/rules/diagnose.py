@@ -5,6 +5,7 @@ No trouble in the digest means "no incident found" and no root cause, never an i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -172,12 +173,18 @@ def _symptom_findings(root: Suspect, ranking: Ranking, focus: Sequence[str]) -> 
     return found[:2]
 
 
+_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
+
+
 def _decisive_changes(root: Suspect, onset: datetime | None) -> list[LogPattern]:
     """The change lines nearest before the onset, rollouts and version starts first."""
     if onset is None:
         return []
     near = [p for p in root.changes if near_change(p, onset)]
-    near.sort(key=lambda p: (not ROLLOUT.search(p.example), -(_stamp(p.last_seen))))
+    # A line that names the version it brought says the most ("image .../consumer:3.9.0").
+    near.sort(
+        key=lambda p: (not ROLLOUT.search(p.example), not _VERSION.search(p.example), -_stamp(p.last_seen))
+    )
     return near[:2]
 
 

@@ -15,11 +15,11 @@ from datetime import UTC, datetime
 
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import NOT_IDENTITY, Ranking, Suspect
-from graph.analysts.rules.suspects import mentions
+from graph.analysts.rules.suspects import CHANGE_LEAD, mentions
 from graph.analysts.rules.vocabulary import ALERT_FOCUS, ERROR_LEVELS
 from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest
-from tools.identity import workload_of_pod
+from tools.identity import DEFAULT_IDENTITY, workload_of_pod
 
 
 def scoped_service(
@@ -199,6 +199,8 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     if ranking.ranked and ranking.ranked[0].service in depth:
         return ranking
     root = _furthest(depth, everyone)
+    if (began := _began(scoped)) is not None and (changed := _change_before(root, began)) is not None:
+        root.onset = changed  # its trouble began with the change that began the target's
     unrelated = ranking.ranked[:1]
     linked = [s for s in ranking.ranked if s.service in depth and s is not root]
     if any(s is root for s in ranking.ranked):
@@ -268,11 +270,44 @@ def _upstream(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) ->
     named = {name for name in suspect.blames if name in everyone}
     named |= {name for name, other in everyone.items() if suspect.service in other.precedes}
     began = _began(suspect)
+    if began is not None:
+        named |= _changed_clients(suspect, began, everyone, digest)
     for name in _callees(suspect.service, everyone, digest):
         other = _began(everyone[name])
         if began is not None and other is not None and other < began:
             named.add(name)
     return named
+
+
+_RESOURCES = frozenset(DEFAULT_IDENTITY.resources)
+
+
+def _changed_clients(
+    suspect: Suspect, began: datetime, everyone: dict[str, Suspect], digest: Digest
+) -> set[str]:
+    """Systems whose lines name `suspect` (or the queue, topic or database its series are about) and
+    that changed or restarted just before its trouble began: a consumer deployed a minute before its
+    queue's backlog grew is that backlog's cause, though the backlog is where the alert fires."""
+    marks = {
+        suspect.service,
+        *(v for labels in suspect.label_sets() for k, v in labels.items() if k in _RESOURCES),
+    }
+    found: set[str] = set()
+    for name, other in everyone.items():
+        if name == suspect.service or _change_before(other, began) is None:
+            continue
+        said = " ".join(f"{p.template} {p.example}" for p in digest.log_patterns if p.service == name)
+        if any(len(mark) >= 4 and mentions(said, mark) for mark in marks):
+            found.add(name)
+    return found
+
+
+def _change_before(suspect: Suspect, began: datetime) -> datetime | None:
+    """The first change or restart of `suspect` up to CHANGE_LEAD before `began`, if any."""
+    moments = [t for p in suspect.changes if (t := parse_instant(p.first_seen)) is not None]
+    return min(
+        (t for t in [*moments, *suspect.restarts()] if began - CHANGE_LEAD <= t <= began), default=None
+    )
 
 
 def _callees(service: str, everyone: dict[str, Suspect], digest: Digest) -> set[str]:

@@ -1,0 +1,114 @@
+"""A system that changed just before the asked system's trouble, and whose lines name it (or the queue
+its series are about), is that trouble's cause: a consumer deployed a minute before its queue's
+backlog grew, though the backlog is where the alert fires and what the question names."""
+
+from __future__ import annotations
+
+from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.vocabulary import ROLLOUT
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+
+QUEUE = {"job": "broker", "instance": "mq-1:9419", "queue": "book.postings"}
+
+
+def _line(service: str, level: str, example: str, first: str, last: str, count: int = 1) -> LogPattern:
+    return LogPattern(
+        evidence_id="logs-2" if level == "info" else "logs-3",
+        service=service,
+        level=level,
+        template=example,
+        count=count,
+        first_seen=first,
+        last_seen=last,
+        example=example,
+    )
+
+
+def _digest(*, names_queue: bool) -> Digest:
+    consuming = "consuming queue=book.postings" if names_queue else "consuming its inbox"
+    return Digest(
+        anomalies=[
+            MetricAnomaly(
+                evidence_id="metrics-4",
+                metric="broker_queue_messages_ready",
+                labels=QUEUE,
+                service="broker",
+                baseline=31,
+                recent=19_180,
+                peak=45_030,
+                change_at="2026-01-01T08:47:00Z",
+                direction="up",
+                ratio=618.7,
+                score=50.0,
+            )
+        ],
+        log_patterns=[
+            _line(
+                "deploy-bot",
+                "info",
+                "sync poster: image registry.example/poster:3.8.0 -> 3.9.0",
+                "2026-01-01T08:45:50Z",
+                "2026-01-01T08:45:50Z",
+            ),
+            _line(
+                "poster",
+                "info",
+                "starting poster version=3.9.0",
+                "2026-01-01T08:46:33Z",
+                "2026-01-01T08:47:09Z",
+                3,
+            ),
+            _line("poster", "info", consuming, "2026-01-01T07:30:00Z", "2026-01-01T08:47:10Z", 9),
+            _line(
+                "poster",
+                "warn",
+                "slow posting entry=p-1 took 1.70s",
+                "2026-01-01T08:55:14Z",
+                "2026-01-01T09:19:00Z",
+                22,
+            ),
+        ],
+        alert_groups=[
+            AlertGroup(
+                evidence_id="alerts-1",
+                alertname="QueueMessagesReadyHigh",
+                service="broker",
+                severity="warning",
+                status="firing",
+                count=1,
+                instances=["mq-1:9419"],
+                first_started="2026-01-01T09:04:00Z",
+                summary="More than 10000 ready messages in book.postings",
+                labels={"alertname": "QueueMessagesReadyHigh", **QUEUE},
+            )
+        ],
+    )
+
+
+def _ask(digest: Digest) -> DiagnoseRequest:
+    return DiagnoseRequest(
+        route=Route(route="complex", resolved_query="why is the book.postings queue growing on broker?"),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T09:20:00Z",
+    )
+
+
+def test_the_consumer_deployed_just_before_its_queue_grew_is_the_cause() -> None:
+    draft = diagnose_digest(_ask(_digest(names_queue=True)))
+    assert draft.root_cause is not None
+    assert draft.root_cause.service == "poster"
+    assert draft.root_cause.category == "bad_deploy"  # the tag `deploy` (tools.world.CATEGORY_TAGS)
+    assert "3.9.0" in draft.root_cause.statement + " ".join(f.statement for f in draft.findings)
+
+
+def test_a_change_of_a_system_that_never_names_the_queue_is_no_link() -> None:
+    draft = diagnose_digest(_ask(_digest(names_queue=False)))
+    assert draft.root_cause is not None and draft.root_cause.service == "broker"
+
+
+def test_a_version_started_or_an_image_tag_is_a_rollout() -> None:
+    assert ROLLOUT.search("starting ledger-poster version=3.9.0 commit=4be1c07")
+    assert ROLLOUT.search("argocd sync x: image registry.example/ledger/poster:3.9.0 (by m.o)")
+    assert not ROLLOUT.search("image cache hit ratio 0.93")
