@@ -151,7 +151,8 @@ EVENT = re.compile(
 # The strongest change lines: a rollout finished or a new version started.
 ROLLOUT = re.compile(
     r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+|pulled image|"
-    r"updated? image|image updated|new image|starting \S+ version[=: ]v?\d+\.\d+|image [\w./-]+:v?\d+\.\d+)\b",
+    r"updated? image|image updated|new image|starting \S+ version[=: ]v?\d+\.\d+|"
+    r"image [\w./-]+:v?\d+\.\d+)\b",
     re.IGNORECASE,
 )
 # A change line that edits configuration rather than releasing code (a config map, settings, flags).
@@ -334,7 +335,8 @@ DEPLOY_CATEGORY = "bad_deploy"
 CONFIG_CATEGORY = "configuration_error"
 # Symptoms a change just before the trouble explains better than they explain themselves.
 GENERIC_CATEGORIES = frozenset(
-    {"slow_dependency", "cpu_saturation", "unknown", "unclassified", "latency", "errors", "crashloop", "saturation"}
+    {"slow_dependency", "cpu_saturation", "unknown", "unclassified", "latency", "errors", "crashloop"}
+    | {"saturation"}  # a backlog or a busy pool after a release
 )
 UNKNOWN_CATEGORY = "unclassified"
 # Symptoms that say something is slow or failing but not why: a tag only when nothing specific fits.
