@@ -54,13 +54,16 @@ _COUNTING_STOPPED_S = 900.0
 # this long is over.
 _BACK_SHARE = 0.2
 _ENDED_FOR_S = 600.0
+# A series whose newest sample is this much older than now (and this many of its own steps) went silent.
+_SILENT_AFTER_S = 600.0
+_SILENT_STEPS = 10
 
 
 def anomalies_from(
     evidence_id: str, data: Mapping[str, Any], *, now: datetime, limits: DigestLimits
 ) -> list[MetricAnomaly]:
     """Every significant shift in the range-query series of one evidence item."""
-    found: list[MetricAnomaly] = []
+    readings: list[tuple[dict[str, str], tuple[str, dict[str, Any] | None], dict[str, Any] | None]] = []
     for raw in data.get("series") or []:
         if not isinstance(raw, Mapping) or "samples" not in raw:
             continue  # discovery results carry no samples
@@ -72,19 +75,41 @@ def anomalies_from(
         reading = reading or _counter_anomaly(metric, times, values, limits=limits)
         if reading is None:
             reading = metric, _series_anomaly(times, values, limits=limits)
-        metric, anomaly = reading
-        if anomaly is None:
-            continue
-        found.append(
-            MetricAnomaly(
-                evidence_id=evidence_id,
-                metric=metric,
-                labels=labels,
-                service=service_of(labels, limits.identity),
-                **anomaly,
-            )
-        )
+        silent = None if metric.startswith("ALERTS") else _silent(times, values, now=now, limits=limits)
+        readings.append((labels, reading, None if silent is None else {"metric": metric, **silent}))
+    # A system stopped reporting when every series of it in the read did (a pod replaced by another
+    # of the same workload leaves one series ending and one beginning: no silence).
+    services = [service_of(labels, limits.identity) for labels, _, _ in readings]
+    heard = {service for service, (_, _, silent) in zip(services, readings, strict=True) if silent is None}
+    found: list[MetricAnomaly] = []
+    for service, (labels, (metric, anomaly), silent) in zip(services, readings, strict=True):
+        fact = silent if silent is not None and service not in heard else None
+        fact = fact or (None if anomaly is None else {"metric": metric, **anomaly})
+        if fact is not None:
+            found.append(MetricAnomaly(evidence_id=evidence_id, labels=labels, service=service, **fact))
     return found
+
+
+def _silent(times: Floats, values: Floats, *, now: datetime, limits: DigestLimits) -> dict[str, Any] | None:
+    """A series that reported regularly and then stopped well before now: its target went away (a
+    process that died, a machine that is down), which no value of it can show."""
+    if len(times) < limits.min_samples:
+        return None
+    spacing = float(np.median(np.diff(times)))
+    gap = now.timestamp() - float(times[-1])
+    if gap < max(_SILENT_AFTER_S, _SILENT_STEPS * spacing):
+        return None
+    last = float(values[-1])
+    return {
+        "baseline": _round(float(np.median(values))),
+        "recent": _round(last),
+        "peak": _round(last),
+        "change_at": iso_from_unix(float(times[-1]) + spacing),
+        "direction": "down",
+        "ratio": 0.0,
+        "score": limits.max_score,
+        "event": "silent",
+    }
 
 
 def _restart_anomaly(

@@ -135,6 +135,11 @@ def restart_phrase(anomaly: MetricAnomaly) -> str:
     )
 
 
+def silent_phrase(anomaly: MetricAnomaly) -> str:
+    """A series that stopped: when, and the last value it reported."""
+    return f"stopped reporting at {anomaly.change_at} (last value {number(anomaly.recent)})"
+
+
 def ended_phrase(anomaly: MetricAnomaly) -> str:
     """A move that is over: how far it went, and the level it was back at since when."""
     verb = "rose" if anomaly.direction == "up" else "fell"
@@ -157,6 +162,10 @@ def anomaly_finding(anomaly: MetricAnomaly, labels: Sequence[str] = ()) -> Findi
     series = anomaly.metric + ("{" + ", ".join(labels) + "}" if labels else "")
     # Spaced, not glued: the guard reads a number followed by "/" as part of a path, not a value.
     unit = " /s" if anomaly.metric.startswith("rate(") else ""
+    if anomaly.event == "silent":
+        return Finding(
+            statement=f"{series} on {where} {silent_phrase(anomaly)}.", evidence_ids=[anomaly.evidence_id]
+        )
     if anomaly.event == "ended":
         return Finding(
             statement=f"{series} on {where} {ended_phrase(anomaly)}.", evidence_ids=[anomaly.evidence_id]

@@ -55,6 +55,8 @@ def _alert(group: AlertGroup) -> str:
 def _metric(anomaly: MetricAnomaly) -> str:
     if anomaly.event == "restart":
         return f"{say.restart_phrase(anomaly)}"
+    if anomaly.event == "silent":
+        return f"{anomaly.metric} {say.silent_phrase(anomaly)}"
     if anomaly.event == "ended":
         return f"{anomaly.metric} {say.ended_phrase(anomaly)}"
     verb = "rose" if anomaly.direction == "up" else "fell"

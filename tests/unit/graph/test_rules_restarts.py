@@ -212,3 +212,37 @@ def test_a_system_named_by_an_application_label_is_no_software_job() -> None:
     # With its scrape job beside the name, still the name's.
     both = replace(moved, labels={**labels, "job": "recount"}, service="recount")
     assert software_host(Suspect(service="recount", anomalies=[both])) is None
+
+
+def test_a_dependency_known_by_address_whose_telemetry_stopped_is_the_cause() -> None:
+    gone = {"job": "secrets", "instance": "10.12.3.40:8200"}
+    silent = replace(
+        _moved("secrets_core_active", gone, "2026-01-01T13:17:00Z", 1, 1),
+        event="silent",
+        ratio=0.0,
+        direction="down",
+    )
+    refused = (
+        'signing failed: Put "https://10.12.3.40:8200/v1/transit/sign/pdf": dial tcp: connection refused'
+    )
+    digest = Digest(
+        anomalies=[
+            silent,
+            _moved("http_request_duration_seconds_p99", APP, "2026-01-01T13:13:00Z", 0.12, 2.4),
+        ],
+        log_patterns=[
+            LogPattern(
+                evidence_id="logs-1",
+                service="quotes",
+                level="error",
+                template=refused,
+                count=202,
+                first_seen="2026-01-01T13:19:43Z",
+                last_seen="2026-01-01T14:19:00Z",
+                example=refused,
+            ),
+        ],
+    )
+    draft = diagnose_digest(_ask(digest))
+    assert draft.root_cause is not None and draft.root_cause.service == "secrets"
+    assert "stopped reporting at 2026-01-01T13:17:00Z" in draft.root_cause.statement

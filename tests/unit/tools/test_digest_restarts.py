@@ -135,3 +135,30 @@ def test_a_state_flag_that_drops_to_zero_is_no_restart() -> None:
     assert all(
         a.event != "restart" for a in _digest("kube_pod_container_status_waiting_reason", times, values)
     )
+
+
+def _item(*series: dict[str, Any]) -> list[MetricAnomaly]:
+    item = Evidence(id="metrics-1", source=EvidenceSource.METRICS, tool="read_metric", title="t", summary="s",
+                    data={"series": list(series)}, query={}, status=EvidenceStatus.OK)  # fmt: skip
+    return build_digest([item], now=NOW).anomalies
+
+
+def _steady(labels: dict[str, str], *, until: float, metric: str = "kv_goroutines") -> dict[str, Any]:
+    times = _grid(60)
+    return {"metric": metric, "labels": labels, "samples": [[float(t), 430.0] for t in times if t <= until]}
+
+
+def test_a_system_whose_every_series_stopped_went_silent() -> None:
+    (anomaly,) = _item(_steady({"job": "kv", "instance": "10.1.3.40:8200"}, until=END - 28 * 60))
+    assert anomaly.event == "silent" and anomaly.recent == 430.0
+    assert anomaly.change_at == iso_from_unix(END - 27 * 60)
+
+
+def test_one_pod_ending_while_its_workload_goes_on_is_no_silence() -> None:
+    old = _steady({"job": "web", "pod": "web-7d9f8b6c5d-aaaaa"}, until=END - 40 * 60)
+    new = _steady({"job": "web", "pod": "web-7d9f8b6c5d-bbbbb"}, until=END)
+    assert _item(old, new) == []
+
+
+def test_a_resolved_alerts_series_ending_is_no_silence() -> None:
+    assert _item(_steady({"alertname": "X", "job": "kv"}, until=END - 40 * 60, metric="ALERTS")) == []
