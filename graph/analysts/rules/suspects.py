@@ -45,6 +45,7 @@ from tools.prometheus.discovery import MonitoringStack
 CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can be its cause
 # A restart is its system's onset itself (its age falls as its first trouble shows), within a scrape.
 RESTART_SLACK = timedelta(minutes=2)
+BEGAN_IT = timedelta(minutes=2)  # a change this close before the incident's first trouble began it
 BACKGROUND_SPAN = timedelta(minutes=45)
 BACKGROUND_GAP = timedelta(minutes=8)
 # SQL columns that name who holds a lock or blocks others, and who waits on them.
@@ -513,6 +514,10 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
         onset - CHANGE_LEAD <= t <= onset + RESTART_SLACK for t in suspect.restarts()
     ):
         score += 2.0
+        # The change that began it: within moments of the first trouble of all, before it.
+        first = min((s.onset for s in involved if s.onset is not None), default=onset)
+        if onset == first and any(first - BEGAN_IT <= t <= first for t in _change_times(suspect)):
+            score += 1.0
     incident_errors = [p for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
     score += 1.0 if incident_errors else 0.0
     score += 1.0 if sum(p.count for p in incident_errors) >= 50 else 0.0
@@ -520,6 +525,10 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
     score += min(3, len({a.metric for a in suspect.anomalies if troubling(a)})) * 0.5
     score += 0.1 if suspect.service in focus else 0.0
     return round(score, 3)
+
+
+def _change_times(suspect: Suspect) -> list[datetime]:
+    return [t for p in suspect.changes if (t := instant(p.first_seen)) is not None] + suspect.restarts()
 
 
 def near_change(pattern: LogPattern, onset: datetime) -> bool:

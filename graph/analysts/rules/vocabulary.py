@@ -128,6 +128,10 @@ CHANGE = re.compile(
     r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?|upgrade[ds]?|rollback|"
     r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|"
     r"config(?:uration)? (?:reload|refresh|change|update)\w*|changed from \S+ to \S+|"
+    # A reload in any spelling (`varnishreload`, "nginx reloaded", "SIGHUP, reloading") and a
+    # configuration file loaded or made active ("Loading VCL ... from /etc/varnish/default.vcl").
+    r"\w+reload|reload(?:ed|ing)|(?:load|loading|loaded|applied|applying|activat\w+)\b[^\n]{0,80}?"
+    r"\.(?:conf|vcl|ya?ml|toml|ini|cfg|rules)|"
     r"feature flag|pulled image|updated? image|image updated|scaled (?:up|down) replica set|parameter group|"
     r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*|"
     # An update of settings, flags or parameters in any vendor's words ("instances.update ...
@@ -158,7 +162,8 @@ ROLLOUT = re.compile(
 # A change line that edits configuration rather than releasing code (a config map, settings, flags).
 CONFIG_CHANGE = re.compile(
     r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|flags?|parameters?|"
-    r"env(?:ironment)? var\w*|capacity|throughput|quotas?|limits?)\b|"
+    r"env(?:ironment)? var\w*|capacity|throughput|quotas?|limits?)\b|\w+reload\b|reload(?:ed|ing)\b|"
+    r"\.(?:conf|vcl|ya?ml|toml|ini|cfg|rules)\b|"
     r"(?-i:[a-z](?:Capacity|Throughput|Configuration|Parameters|Settings|Quota|Limit)\w*)",
     re.IGNORECASE,
 )

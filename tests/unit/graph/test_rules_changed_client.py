@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from graph.analysts.base import DiagnoseRequest, Route
 from graph.analysts.rules.diagnose import diagnose_digest
-from graph.analysts.rules.vocabulary import ROLLOUT
+from graph.analysts.rules.vocabulary import CHANGE, CONFIG_CHANGE, ROLLOUT
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 QUEUE = {"job": "broker", "instance": "mq-1:9419", "queue": "book.postings"}
@@ -112,3 +112,90 @@ def test_a_version_started_or_an_image_tag_is_a_rollout() -> None:
     assert ROLLOUT.search("starting ledger-poster version=3.9.0 commit=4be1c07")
     assert ROLLOUT.search("argocd sync x: image registry.example/ledger/poster:3.9.0 (by m.o)")
     assert not ROLLOUT.search("image cache hit ratio 0.93")
+
+
+def _reload_world(reloaded_at: str) -> Digest:
+    origin = {"job": "origin", "namespace": "books"}
+    return Digest(
+        anomalies=[
+            MetricAnomaly(
+                evidence_id="metrics-2",
+                metric="p99(http_request_duration_seconds)",
+                labels=origin,
+                service="origin",
+                baseline=0.36,
+                recent=4.5,
+                peak=4.9,
+                change_at="2026-01-01T14:13:00Z",
+                direction="up",
+                ratio=12.4,
+                score=50.0,
+            ),
+            MetricAnomaly(
+                evidence_id="metrics-3",
+                metric="rate(http_requests_total)",
+                labels=origin,
+                service="origin",
+                baseline=166.7,
+                recent=1722.0,
+                peak=1800.0,
+                change_at="2026-01-01T14:13:00Z",
+                direction="up",
+                ratio=10.3,
+                score=50.0,
+            ),
+        ],
+        log_patterns=[
+            _line(
+                "cache",
+                "info",
+                "cachereload: Loading VCL r1 from /etc/cache/default.vcl",
+                reloaded_at,
+                reloaded_at,
+            ),
+            _line(
+                "origin",
+                "warn",
+                "GET /api/books/1 200 3250ms (slow: db pool wait 2.1s)",
+                "2026-01-01T14:12:04Z",
+                "2026-01-01T14:39:00Z",
+                103,
+            ),
+        ],
+        alert_groups=[
+            AlertGroup(
+                evidence_id="alerts-1",
+                alertname="OriginLatencyHigh",
+                service="origin",
+                severity="critical",
+                status="firing",
+                count=1,
+                instances=[],
+                first_started="2026-01-01T14:20:00Z",
+                summary="origin p99 latency above 1s",
+                labels={"alertname": "OriginLatencyHigh", **origin},
+            )
+        ],
+    )
+
+
+def test_a_configuration_reload_a_moment_before_the_first_trouble_began_it() -> None:
+    request = DiagnoseRequest(
+        route=Route(route="complex", resolved_query="book pages have been slow since 14:10, what happened?"),
+        evidence=[],
+        digest=_reload_world("2026-01-01T14:12:03Z"),
+        now="2026-01-01T14:40:00Z",
+    )
+    draft = diagnose_digest(request)
+    assert draft.root_cause is not None
+    assert (draft.root_cause.service, draft.root_cause.category) == ("cache", "configuration_error")
+
+
+def test_a_reload_in_any_spelling_is_a_configuration_change() -> None:
+    for line in (
+        "varnishreload: Loading VCL reload_1 from /etc/varnish/default.vcl",
+        "nginx: signal process started, reloading configuration",
+        "loaded 12 rules from /etc/prometheus/alert.rules",
+    ):
+        assert CHANGE.search(line) and CONFIG_CHANGE.search(line), line
+    assert not CHANGE.search("reload of cache page 3 took 2s")
