@@ -128,7 +128,7 @@ CHANGE = re.compile(
     r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?|upgrade[ds]?|rollback|"
     r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|"
     r"config(?:uration)? (?:reload|refresh|change|update)\w*|changed from \S+ to \S+|"
-    # A reload in any spelling (`varnishreload`, "nginx reloaded", "SIGHUP, reloading") and a
+    # A reload in any spelling (`varnishreload`, "proxy reloaded", "SIGHUP, reloading") and a
     # configuration file loaded or made active ("Loading VCL ... from /etc/varnish/default.vcl").
     r"\w+reload|reload(?:ed|ing)|(?:load|loading|loaded|applied|applying|activat\w+)\b[^\n]{0,80}?"
     r"\.(?:conf|vcl|ya?ml|toml|ini|cfg|rules)|"
