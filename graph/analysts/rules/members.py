@@ -41,9 +41,39 @@ def trouble_member(root: Suspect, digest: Digest) -> str | None:
     # A workload's lines carry the machine they ran on, not a member of it: hosts name no member there.
     workload = any(k in labels for labels in root.label_sets() for k in _WORKLOAD_KEYS)
     best = _confined(alerted) or (None if alerted or workload else _confined(lines))
-    if best is None or not (_members_seen(root.service, digest) - {best}):
+    if best is None and not alerted and not workload:
+        best = _moving_member(root)
+    seen = _members_seen(root.service, digest)
+    seen |= {m for a in root.anomalies if (m := _series_member(a.labels))}
+    if best is None or not (seen - {best}):
         return None
     return best
+
+
+def _moving_member(root: Suspect) -> str | None:
+    """The member whose series hold the move: of every metric read on several members, one member
+    moved (two thirds of the metric's change); a metric read on one member only is that member's."""
+    by_metric: dict[str, dict[str, float]] = {}
+    for anomaly in root.anomalies:
+        if (member := _series_member(anomaly.labels)) is not None:
+            moved = by_metric.setdefault(anomaly.metric, {})
+            moved[member] = moved.get(member, 0.0) + abs(anomaly.recent - anomaly.baseline)
+    leaders: set[str] = set()
+    for moved in by_metric.values():
+        total = sum(moved.values())
+        leader = max(moved, key=lambda m: moved[m])
+        if total <= 0 or moved[leader] < _CONFINED * total:
+            return None
+        leaders.add(leader)
+    members = {m for moved in by_metric.values() for m in moved}
+    return leaders.pop() if len(leaders) == 1 and len(members) > 1 else None
+
+
+def _series_member(labels: Mapping[str, str]) -> str | None:
+    """The member a series is about: a member key, else its instance's host."""
+    named = next(iter(_names(labels.get(key) for key in MEMBER_KEYS)), None)
+    instance = labels.get("instance")
+    return named or (next(iter(_names([_without_port(instance)])), None) if instance else None)
 
 
 def software_host(root: Suspect) -> str | None:

@@ -35,8 +35,10 @@ from graph.analysts.rules.vocabulary import (
     CHANGE,
     ERROR_LEVELS,
     EVENT,
+    EXHAUSTED,
     SEVERE_ALERTS,
     WARN_LEVELS,
+    categorize,
 )
 from tools.digest.labels import name_pattern
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummary
@@ -521,10 +523,18 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
     incident_errors = [p for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
     score += 1.0 if incident_errors else 0.0
     score += 1.0 if sum(p.count for p in incident_errors) >= 50 else 0.0
+    # Its own lines say which resource ran out ("No space left on device", "out of memory"): a cause
+    # in its own words, where a caller's "write failed" says only that something did.
+    score += 1.5 if _exhaustion_in_own_words(incident_errors) else 0.0
     score += 1.0 if any((g.severity or "").lower() in SEVERE_ALERTS for g in suspect.alerts) else 0.0
     score += min(3, len({a.metric for a in suspect.anomalies if troubling(a)})) * 0.5
     score += 0.1 if suspect.service in focus else 0.0
     return round(score, 3)
+
+
+def _exhaustion_in_own_words(errors: Sequence[LogPattern]) -> bool:
+    text = "\n".join(f"{p.template} {p.example}" for p in errors if not p.origin)
+    return bool(text) and categorize(text, changed=False) in EXHAUSTED
 
 
 def _change_times(suspect: Suspect) -> list[datetime]:

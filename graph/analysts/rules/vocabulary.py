@@ -344,6 +344,9 @@ GENERIC_CATEGORIES = frozenset(
     | {"saturation"}  # a backlog or a busy pool after a release
 )
 UNKNOWN_CATEGORY = "unclassified"
+# A machine resource that ran out where the lines were written (no space left, out of memory): said in
+# a system's own errors, a cause; a pool's exhaustion may be a slow callee's symptom, so not here.
+EXHAUSTED = frozenset({"disk_full", "memory_leak"})
 # Symptoms that say something is slow or failing but not why: a tag only when nothing specific fits.
 FALLBACK_CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ("latency", ("latency", "response time", "duration", "p99", "slow", "timeout")),

@@ -110,3 +110,70 @@ def test_a_proxys_name_for_a_backend_is_that_backend() -> None:
     assert proxied_backend("team-auth-8080@kubernetescrd", {"auth": {"other"}}) is None  # not its namespace
     assert proxied_backend("team-auth", {"auth": {"team"}}) is None  # no port, no provider: a name of its own
     assert proxied_backend("auth-10", {"auth": set()}) is None  # a member's ordinal, not a port
+
+
+def _written(member: str, metric: str, base: float, now: float) -> MetricAnomaly:
+    return MetricAnomaly(
+        evidence_id="metrics-5",
+        metric=metric,
+        labels={"job": "rowstore", "cluster": "c1", "instance": member},
+        service="rowstore",
+        baseline=base,
+        recent=now,
+        peak=now,
+        change_at="2026-01-01T13:42:00Z",
+        direction="up",
+        ratio=now / base if base else 1e6,
+        score=50.0,
+    )
+
+
+def _caller_and_store(moves: list[MetricAnomaly]) -> Digest:
+    full = "commitlog - segment reservation failed: No space left on device"
+    failed = "ERROR WriteFailure: Error from server: code=1500 [Replica(s) failed to execute write]"
+    return Digest(
+        anomalies=moves,
+        log_patterns=[
+            replace(
+                _lines("", failed, 138), service="writer", level="ERROR", first_seen="2026-01-01T13:42:00Z"
+            ),
+            replace(
+                _lines("", full, 30), service="rowstore", level="ERROR", first_seen="2026-01-01T13:42:30Z"
+            ),
+        ],
+        alert_groups=[
+            AlertGroup(
+                evidence_id="alerts-1",
+                alertname="WriterHighErrorRate",
+                service="writer",
+                severity="critical",
+                status="firing",
+                count=1,
+                instances=[],
+                first_started="2026-01-01T13:47:00Z",
+                summary="writer 5xx above 5%",
+                labels={"alertname": "WriterHighErrorRate", "job": "writer"},
+            ),
+        ],
+    )
+
+
+def test_the_store_whose_own_lines_say_its_disk_is_full_is_the_cause_named_by_the_member_that_moved() -> None:
+    moves = [
+        _written("rows-2", "rate(rowstore_writes_failed_total)", 0, 1328),
+        _written("rows-1", "rate(rowstore_write_timeouts_total)", 0, 4.6),
+        _written("rows-2", "rate(rowstore_write_timeouts_total)", 0, 317.6),
+        _written("rows-3", "rate(rowstore_write_timeouts_total)", 0, 4.9),
+    ]
+    draft = diagnose_digest(_ask(_caller_and_store(moves)))
+    assert draft.root_cause is not None
+    assert draft.root_cause.service == "rows-2"
+    assert "No space left on device" in draft.root_cause.statement
+
+
+def test_a_move_spread_over_the_members_names_none_of_them() -> None:
+    moves = [
+        _written(m, "rate(rowstore_write_timeouts_total)", 0, 100) for m in ("rows-1", "rows-2", "rows-3")
+    ]
+    draft = diagnose_digest(_ask(_caller_and_store(moves)))
+    assert draft.root_cause is not None and draft.root_cause.service == "rowstore"
