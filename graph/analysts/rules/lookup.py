@@ -59,7 +59,7 @@ _VALUE_OF = re.compile(
 # of connected clients on X", "the number of pending messages for Y" name their words after "of".
 _VALUE_WORDS = re.compile(
     r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:(?:current|latest|present)\s+)?"
-    r"(?:(?:values?|number|count|amount)\s+of\s+)?"
+    r"(?:(?P<counted>values?|number|count|amount)\s+of\s+)?"
     r"(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*){0,2})\s+(?:of|on|for|in)\s+[\w.:-]",
     re.IGNORECASE,
 )
@@ -262,7 +262,13 @@ def _value_in_words(text: str) -> str | None:
     """Every metric whose name holds the question's words (any order), for a value asked for now in
     plain words; None for anything else (how a system is, logs, a judgement)."""
     match = _VALUE_WORDS.match(text)
-    if match is None or not _NOW_ASKED.search(text) or _LOGS.search(text) or _SYMPTOM.search(text):
+    if match is None or not _NOW_ASKED.search(text) or _SYMPTOM.search(text):
+        return None
+    # "the number of pending messages for X" counts what a queue holds; other log words ask for lines.
+    logs = _LOGS.search(text)
+    if logs is not None and not (
+        match.group("counted") and match.start("words") <= logs.start() < match.end()
+    ):
         return None
     words = [w for w in re.split(r"[ -]", match.group("words").lower()) if w not in _FILLER]
     if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:

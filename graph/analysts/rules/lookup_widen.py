@@ -29,6 +29,8 @@ _GENERIC_PARTS = frozenset(
 _KEPT_LOG_ARGS = ("contains", "level", "limit", "window_minutes")
 _EMPTY = "EMPTY"
 WIDER_ROUND = 2
+MAX_WORDS = 2
+_WORDS_QUERY = re.compile(r'^\{__name__=~"\(\?i\)\.\*(.+)\.\*"\}$')
 MAX_STREAMS = 3
 
 
@@ -45,6 +47,16 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
                 calls.append(
                     PlannedCall(tool="query_promql_instant", args={"promql": promql}, purpose="lookup")
                 )
+            # The question's words that no one name holds together: each of the longest alone
+            # ("pending messages" -> `jetstream_consumer_num_pending`), still narrowed to the system.
+            calls += [
+                PlannedCall(
+                    tool="query_promql_instant",
+                    args={"promql": f'{{__name__=~"(?i).*{word}.*"}}'},
+                    purpose="lookup",
+                )
+                for word in _asked_words(name)
+            ]
         elif ref.tool == "list_alerts":
             if ref.args.get("service"):
                 # "alerts for rabbit": no alert's identity is the word; the answer keeps the firing
@@ -64,6 +76,16 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
             listing = PlannedCall(tool="list_log_streams", args={"label": "service"}, purpose="lookup")
             calls += [] if listing in calls else [listing]  # for the last round, when these find nothing
     return calls
+
+
+def _asked_words(promql: str) -> list[str]:
+    """The words of a words query (`{__name__=~"(?i).*(a.*b|b.*a).*"}`) that alone may name the
+    metric: the two longest, when it had several."""
+    match = _WORDS_QUERY.match(promql)
+    if match is None:
+        return []
+    words = [w for w in match.group(1).split("|")[0].strip("()").split(".*") if w.isalnum()]
+    return sorted(words, key=lambda w: (-len(w), w))[:MAX_WORDS] if len(words) > 1 else []
 
 
 def stream_calls(

@@ -189,6 +189,11 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         {"promql": '{__name__=~"(?i).*(connected.*clients|clients.*connected).*"}'},
     ),
     (
+        "What's the current number of pending messages for the picker consumer?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*(pending.*messages|messages.*pending).*"}'},
+    ),
+    (
         "What's the current number of retries for the billing worker?",
         "query_promql_instant",
         {"promql": '{__name__=~"(?i).*retries.*"}'},

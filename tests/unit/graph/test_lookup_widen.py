@@ -44,6 +44,16 @@ def test_a_metric_named_by_part_of_its_name_is_read_by_every_name_containing_it(
     assert _second_round(_ref("query_promql_instant", "EMPTY", promql='rate(x_total{job="a"}[5m])')) == []
 
 
+def test_words_no_one_name_holds_together_are_read_one_at_a_time() -> None:
+    words = '{__name__=~"(?i).*(pending.*messages|messages.*pending).*"}'
+    assert _second_round(_ref("query_promql_instant", "EMPTY", promql=words)) == [
+        ("query_promql_instant", {"promql": '{__name__=~"(?i).*messages.*"}'}),
+        ("query_promql_instant", {"promql": '{__name__=~"(?i).*pending.*"}'}),
+    ]
+    # One word already stood alone: nothing wider to read.
+    assert _second_round(_ref("query_promql_instant", "EMPTY", promql='{__name__=~"(?i).*retries.*"}')) == []
+
+
 def test_a_machines_lines_are_read_by_its_host_labels_with_the_same_filters() -> None:
     empty = _ref(
         "query_logs", "EMPTY", service="vault-2", contains="sealed", limit=5, window_minutes=1440,
