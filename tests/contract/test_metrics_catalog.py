@@ -22,13 +22,15 @@ from tests.support.exporter_world import (
     METADATA,
     QUIET_ALERT,
     QUIET_EXPR,
+    RESTARTED_AT,
     ExporterWorld,
     build_exporter_world,
     exposition,
 )
 from tests.support.live_server import free_port
 from tests.support.prometheus import running_prometheus, serving_metrics
-from tools.base import MetricsCatalog, Sources, TimeWindow
+from tools.base import Evidence, EvidenceSource, EvidenceStatus, MetricsCatalog, Sources, TimeWindow
+from tools.digest import build_digest
 from tools.evidence_store import EvidenceCache, RunEvidence
 from tools.limits import ToolLimits
 from tools.prometheus import PrometheusClient, PrometheusFixture
@@ -39,6 +41,7 @@ WORLD_NAMES = {
     "alertmanager_alerts_received_total",
     "go_goroutines",
     "http_request_duration_seconds_bucket",
+    "kv_uptime_seconds",
     "node_cpu_seconds_total",
     "node_filesystem_avail_bytes",
     "node_filesystem_size_bytes",
@@ -217,3 +220,22 @@ async def test_a_read_a_day_earlier_reads_that_window_and_says_so(toolbox: Toolb
     assert earlier.query["days_before"] == 1 and "days_before" not in now.query
     # The world's history is the last hour: a day earlier it holds nothing, now it does.
     assert now.data["series"] and not any(s["samples"] for s in earlier.data["series"])
+
+
+async def test_a_restart_is_read_from_a_process_age_the_backend_serves(
+    toolbox: Toolbox, world: World
+) -> None:
+    answer = await toolbox.call(
+        "read_metric", {"metric": "kv_uptime_seconds", "window_minutes": 60}, _run(world)
+    )
+    item = Evidence(
+        id="metrics-1", source=EvidenceSource.METRICS, tool="read_metric", title=answer.title, summary="",
+        data=answer.data, query=answer.query, status=EvidenceStatus.OK,
+    )  # fmt: skip
+    (anomaly,) = build_digest([item], now=datetime.now(UTC)).anomalies
+    assert anomaly.event == "restart" and anomaly.direction == "down"
+    assert anomaly.change_at is not None
+    began = world.now - timedelta(minutes=60 - RESTARTED_AT) - timedelta(seconds=30)
+    assert abs(datetime.fromisoformat(anomaly.change_at.replace("Z", "+00:00")) - began) <= timedelta(
+        seconds=90
+    )

@@ -37,6 +37,9 @@ class ExporterWorld:
     ghost: str  # host:port of the `ghost` target, where nothing listens
 
 
+RESTARTED_AT = 40  # minute of the world's hour at whose half the `kv` process started again
+
+
 def build_exporter_world(directory: Path, now: datetime, *, exporter: str, ghost: str) -> ExporterWorld:
     start = now - timedelta(minutes=60)
     stamps = [(start + timedelta(minutes=m)).timestamp() for m in range(61)]
@@ -66,6 +69,13 @@ def build_exporter_world(directory: Path, now: datetime, *, exporter: str, ghost
                 [m * share for m in range(61)],
             )
             for le, share in zip(BUCKETS, (6.0, 9.0, 10.0), strict=True)
+        ),
+        # A process that restarted 20 minutes ago, seen only in how long it has been up.
+        _series(
+            "kv_uptime_seconds",
+            {"job": "kv", "instance": "kv-1:9121"},
+            stamps,
+            [86_400.0 + m * 60 if m < RESTARTED_AT else (m - RESTARTED_AT) * 60 + 30.0 for m in range(61)],
         ),
         _series("up", {"job": "world", "instance": exporter}, stamps, 1.0),
         _series("up", {"job": "ghost", "instance": ghost}, stamps, 0.0),
