@@ -235,6 +235,7 @@ NOT_LOOKUPS = [
     "is checkout ok right now?",
     "whats going on with payment now",
     "what's the health of payment right now?",
+    "Is anything on fire right now on the quoting platform?",
 ]
 
 
