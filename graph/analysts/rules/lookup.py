@@ -76,9 +76,11 @@ _FILLER = frozenset(["the", "a", "an", "current", "latest", "present", "value", 
 # Words that ask how a system is, not a value of it: that is a diagnosis (the symptom words among
 # them, "issue" or "wrong", already make the whole question one, `_SYMPTOM`).
 _NO_VALUE_WORDS = frozenset(
-    ["state", "status", "health", "healthy", "condition", "situation", "cause", "going"]
-    # A question's own words ("is anything on fire right now on X?"): it asks whether, not how much.
-    + ["is", "are", "was", "does", "do", "can", "any", "anything", "something", "everything", "there"]
+    [
+        *("state", "status", "health", "healthy", "condition", "situation", "cause", "going"),
+        # A question's own words ("is anything on fire right now on X?"): it asks whether, not how much.
+        *("is", "are", "was", "does", "do", "can", "any", "anything", "something", "everything", "there"),
+    ]
 )
 # "What is the current ApproximateAgeOfOldestMessage of ...": a metric asked for by its name and "now".
 _CURRENT_OF = re.compile(
