@@ -45,16 +45,27 @@ def trouble_member(root: Suspect, digest: Digest) -> str | None:
         best = _moving_member(root)
     seen = _members_seen(root.service, digest)
     seen |= {m for a in root.anomalies if (m := _series_member(a.labels))}
-    if best is None or not (seen - {best}):
+    # A member named beside series of the whole (a cluster's node count) is one of several.
+    if best is None or not (seen - {best} or _beside_whole(root, best)):
         return None
     return best
+
+
+def _beside_whole(root: Suspect, member: str) -> bool:
+    return any(_member_key(a.labels) == member for a in root.anomalies) and any(
+        not _member_key(a.labels) for a in root.anomalies
+    )
 
 
 def _moving_member(root: Suspect) -> str | None:
     """The member whose series hold the move: of every metric read on several members, one member
     moved (two thirds of the metric's change); a metric read on one member only is that member's."""
     by_metric: dict[str, dict[str, float]] = {}
-    for anomaly in root.anomalies:
+    # Series that name their member (`name=es-data-4`) beside series of the whole (a cluster's health,
+    # read from one exporter's address): the members are the named ones, the address is the exporter's.
+    named = [a for a in root.anomalies if _member_key(a.labels)]
+    whole = len(named) < len(root.anomalies) and bool(named)
+    for anomaly in named if whole else root.anomalies:
         if (member := _series_member(anomaly.labels)) is not None:
             moved = by_metric.setdefault(anomaly.metric, {})
             moved[member] = moved.get(member, 0.0) + abs(anomaly.recent - anomaly.baseline)
@@ -66,14 +77,17 @@ def _moving_member(root: Suspect) -> str | None:
             return None
         leaders.add(leader)
     members = {m for moved in by_metric.values() for m in moved}
-    return leaders.pop() if len(leaders) == 1 and len(members) > 1 else None
+    return leaders.pop() if len(leaders) == 1 and (len(members) > 1 or whole) else None
+
+
+def _member_key(labels: Mapping[str, str]) -> str | None:
+    return next(iter(_names(labels.get(key) for key in MEMBER_KEYS)), None)
 
 
 def _series_member(labels: Mapping[str, str]) -> str | None:
     """The member a series is about: a member key, else its instance's host."""
-    named = next(iter(_names(labels.get(key) for key in MEMBER_KEYS)), None)
     instance = labels.get("instance")
-    return named or (next(iter(_names([_without_port(instance)])), None) if instance else None)
+    return _member_key(labels) or (next(iter(_names([_without_port(instance)])), None) if instance else None)
 
 
 def software_host(root: Suspect) -> str | None:
@@ -84,6 +98,8 @@ def software_host(root: Suspect) -> str | None:
     `NodeFilesystemAlmostOutOfSpace`); no list of exporters is kept.
     """
     sets = root.label_sets()
+    if any(_member_key(labels) for labels in sets):
+        return None  # its series name their members: the instance is an exporter's, not the machine
     jobs = {labels["job"] for labels in sets if "job" in labels}
     if jobs != {root.service} or any(k in labels for labels in sets for k in _NAME_KEYS):
         return None  # named by its job alone (an explicit service or app name names the system)

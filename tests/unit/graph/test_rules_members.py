@@ -177,3 +177,18 @@ def test_a_move_spread_over_the_members_names_none_of_them() -> None:
     ]
     draft = diagnose_digest(_ask(_caller_and_store(moves)))
     assert draft.root_cause is not None and draft.root_cause.service == "rowstore"
+
+
+def test_a_member_named_beside_series_of_the_whole_is_the_one_that_left() -> None:
+    # A cluster read through one exporter's address: its health is the whole's; one node's series
+    # name that node, and the exporter's address names no machine of it.
+    exporter = {"job": "searchdb", "instance": "sdb-exporter.obs:9114", "cluster": "logs"}
+    whole = [
+        replace(_written("x", "searchdb_cluster_unassigned_shards", 0, 42), labels=exporter),
+        replace(_written("x", "searchdb_cluster_data_nodes", 5, 4), labels=exporter, direction="down"),
+    ]
+    node = replace(
+        _written("x", "rate(searchdb_breakers_tripped)", 0, 3), labels={**exporter, "name": "sdb-data-4"}
+    )
+    draft = diagnose_digest(_ask(Digest(anomalies=[*whole, node])))
+    assert draft.root_cause is not None and draft.root_cause.service == "sdb-data-4"
