@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
@@ -57,6 +57,9 @@ _ENDED_FOR_S = 600.0
 # A series whose newest sample is this much older than now (and this many of its own steps) went silent.
 _SILENT_AFTER_S = 600.0
 _SILENT_STEPS = 10
+# Moves of members that cancel out to within this share, begun within this long of each other.
+_BALANCED = 0.25
+_TOGETHER_S = 300.0
 
 
 def anomalies_from(
@@ -87,7 +90,33 @@ def anomalies_from(
         fact = fact or (None if anomaly is None else {"metric": metric, **anomaly})
         if fact is not None:
             found.append(MetricAnomaly(evidence_id=evidence_id, labels=labels, service=service, **fact))
-    return found
+    return _moved_between_members(found)
+
+
+def _moved_between_members(found: list[MetricAnomaly]) -> list[MetricAnomaly]:
+    """Moves of one metric of one system that cancel out at one moment: what one member lost another
+    gained (a failover's traffic, clients and replicas changing masters). The system as a whole did
+    not move; each member's series did, for good: marked `moved`, a change like a restart."""
+    groups: dict[tuple[str, str | None], list[MetricAnomaly]] = {}
+    for anomaly in found:
+        if anomaly.event is None:
+            groups.setdefault((anomaly.metric, anomaly.service), []).append(anomaly)
+    moved: set[int] = set()
+    for members in groups.values():
+        ups = [a for a in members if a.direction == "up"]
+        downs = [a for a in members if a.direction == "down"]
+        if not ups or not downs or not _together(members):
+            continue
+        gained = sum(a.recent - a.baseline for a in ups)
+        lost = sum(a.baseline - a.recent for a in downs)
+        if gained > 0 and lost > 0 and abs(gained - lost) <= _BALANCED * max(gained, lost):
+            moved |= {id(a) for a in members}
+    return [replace(a, event="moved") if id(a) in moved else a for a in found]
+
+
+def _together(members: Sequence[MetricAnomaly]) -> bool:
+    times = [t.timestamp() for a in members if (t := parse_instant(a.change_at)) is not None]
+    return len(times) == len(members) and max(times) - min(times) <= _TOGETHER_S
 
 
 def _silent(times: Floats, values: Floats, *, now: datetime, limits: DigestLimits) -> dict[str, Any] | None:

@@ -80,6 +80,17 @@ def _moving_member(root: Suspect) -> str | None:
     return leaders.pop() if len(leaders) == 1 and (len(members) > 1 or whole) else None
 
 
+def _named_elsewhere(labels: Mapping[str, str]) -> bool:
+    """Whether a series names a member other than the machine it was scraped at (`name=es-data-4`
+    read at `es-exporter.obs:9114`); `server=db-replica-2:5432` at `db_replica_2:9187` is that machine."""
+    member, instance = _member_key(labels), labels.get("instance")
+    return member is not None and instance is not None and _spelled(member) != _spelled(instance)
+
+
+def _spelled(host: str) -> str:
+    return _without_port(host).lower().replace("_", "-")
+
+
 def _member_key(labels: Mapping[str, str]) -> str | None:
     return next(iter(_names(labels.get(key) for key in MEMBER_KEYS)), None)
 
@@ -98,8 +109,8 @@ def software_host(root: Suspect) -> str | None:
     `NodeFilesystemAlmostOutOfSpace`); no list of exporters is kept.
     """
     sets = root.label_sets()
-    if any(_member_key(labels) for labels in sets):
-        return None  # its series name their members: the instance is an exporter's, not the machine
+    if any(_named_elsewhere(labels) for labels in sets):
+        return None  # its series name other members than their instance: that is an exporter's
     jobs = {labels["job"] for labels in sets if "job" in labels}
     if jobs != {root.service} or any(k in labels for labels in sets for k in _NAME_KEYS):
         return None  # named by its job alone (an explicit service or app name names the system)

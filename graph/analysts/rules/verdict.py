@@ -53,8 +53,9 @@ def recovered(suspect: Suspect, now: datetime | None) -> bool:
     others' naming it: a mesh proxy's "failed to connect to X" that stopped with the outage) that
     stopped, series back at their baseline, restarts."""
     signs = [*suspect.errors, *suspect.blamed_by.values(), *suspect.relayed_by.values()]
-    # A move the series came back from and a restart are over too; any other move is current.
-    past = [a for a in suspect.anomalies if a.event in ("ended", "restart")]
+    # A move the series came back from, a restart and a load moved between members (a failover) are
+    # over too; any other move is current.
+    past = [a for a in suspect.anomalies if a.event in ("ended", "restart", "moved")]
     if now is None or suspect.alerts or len(past) < len(suspect.anomalies) or suspect.held_by_sql:
         return False
     if not (signs or past):

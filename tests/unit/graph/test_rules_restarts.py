@@ -173,6 +173,10 @@ def test_a_backlog_that_drained_with_its_errors_over_is_healthy_now() -> None:
     ]
     draft = diagnose_digest(replace(_ask(_backlog(ended=True)), evidence=read))
     assert draft.verdict == "healthy" and draft.root_cause is None
+    # A load that moved between members (a failover) at that moment is over the same way.
+    moved = _backlog(ended=False)
+    moved = replace(moved, anomalies=[replace(a, event="moved") for a in moved.anomalies])
+    assert diagnose_digest(replace(_ask(moved), evidence=read)).verdict == "healthy"
     still = diagnose_digest(replace(_ask(_backlog(ended=False)), evidence=read))
     assert still.verdict == "incident" and still.root_cause is not None
 

@@ -162,3 +162,23 @@ def test_one_pod_ending_while_its_workload_goes_on_is_no_silence() -> None:
 
 def test_a_resolved_alerts_series_ending_is_no_silence() -> None:
     assert _item(_steady({"alertname": "X", "job": "kv"}, until=END - 40 * 60, metric="ALERTS")) == []
+
+
+def _member_series(instance: str, before: float, after: float, *, at: float) -> dict[str, Any]:
+    times = _grid(60)
+    rng = np.random.default_rng(len(instance) + int(before))
+    values = np.where(times >= at, after, before) * rng.uniform(0.97, 1.03, times.size)
+    return {"metric": "kv_connected_clients", "labels": {"job": "kv", "instance": instance},
+            "samples": [[float(t), float(v)] for t, v in zip(times, values, strict=True)]}  # fmt: skip
+
+
+def test_a_load_that_moved_from_one_member_to_another_is_a_move_not_a_shift() -> None:
+    # A failover: the clients left the old master for the new one at the same minute.
+    moved = _item(
+        _member_series("kv-a", 189.0, 13.0, at=END - 32 * 60),
+        _member_series("kv-b", 12.5, 173.0, at=END - 33 * 60),
+    )
+    assert sorted(a.event or "" for a in moved) == ["moved", "moved"]
+    # One member losing its clients while no other gains them is a shift.
+    (lost,) = _item(_member_series("kv-a", 189.0, 13.0, at=END - 32 * 60))
+    assert lost.event is None
