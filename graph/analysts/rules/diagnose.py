@@ -37,8 +37,10 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     focus = question_terms(request.route.resolved_query) + list(request.route.services)
     ranking, target = _ranked_in_scope(request, stack)
     question = request.route.resolved_query
-    if target is None and (unseen := unseen_systems(question, _known(ranking, request), digest)):
-        # Asked about a system no evidence names: nothing can be said about its health.
+    unseen = unseen_systems(question, _known(ranking, request), digest)
+    if unseen and (target is None or _named_first(question, unseen[0], target)):
+        # Asked about a system no evidence names ("why is the x-indexer job failing on <platform>?"):
+        # nothing can be said about its health.
         return unseen_draft(request, unseen, ranking)
     if target:
         ranking = scope_ranking(ranking, target, digest)
@@ -92,6 +94,13 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         open_questions=_open_questions(digest),
         ruled_out=ruled_out,
     )
+
+
+def _named_first(question: str, unseen: str, target: str) -> bool:
+    """Whether the unseen name comes before the known one: the subject, the known one its place."""
+    text = question.lower()
+    first, known = text.find(unseen.lower()), text.find(target.lower())
+    return first >= 0 and (known < 0 or first < known)
 
 
 def question_scope(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_STACK) -> str | None:

@@ -127,7 +127,8 @@ _SUBJECT = re.compile(
     r"|(?:health|status|state) of (?:the |our |my )?)([a-z][\w.-]*[a-z0-9])"
     # ...as the subject, not an adjective ("why are long-running queries piling up?"): the end of
     # the sentence or a state follows it, after a word for what it is ("is the x-cache cluster ok?").
-    r"(?=(?:\s+(?:cluster|service|server|host|node|instance|database|db|queue|job|pod|app|api|system|"
+    # ("the poi-indexer nightly job failing": a word may say which kind first.)
+    r"(?=(?:(?:\s+[a-z]+)?\s+(?:cluster|service|server|host|node|instance|database|db|queue|job|pod|app|api|system|"
     r"broker|replica|deployment))?(?:\s*(?:[?.!,;:]|$)|\s+(?:\w+(?:ing|ed)|healthy|ok|okay|up|down|"
     r"slow|broken|fine|alive|fail|fails|crash|crashes|unhealthy|unavailable|unreachable|not|so|still|"
     r"now)\b))",
