@@ -84,8 +84,8 @@ def _asked_words(promql: str) -> list[str]:
     match = _WORDS_QUERY.match(promql)
     if match is None:
         return []
-    # A short word alone (`.*is.*`) holds in half the names a server has.
-    words = [w for w in match.group(1).split("|")[0].strip("()").split(".*") if w.isalnum() and len(w) >= 4]
+    # A word of two letters alone (`.*up.*`) holds in many names a server has; `lag` is specific.
+    words = [w for w in match.group(1).split("|")[0].strip("()").split(".*") if w.isalnum() and len(w) >= 3]
     return sorted(words, key=lambda w: (-len(w), w))[:MAX_WORDS] if len(words) > 1 else []
 
 

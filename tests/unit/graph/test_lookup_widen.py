@@ -50,6 +50,13 @@ def test_words_no_one_name_holds_together_are_read_one_at_a_time() -> None:
         ("query_promql_instant", {"promql": '{__name__=~"(?i).*messages.*"}'}),
         ("query_promql_instant", {"promql": '{__name__=~"(?i).*pending.*"}'}),
     ]
+    lag = '{__name__=~"(?i).*(consumer.*lag|lag.*consumer).*"}'  # `kafka_burrow_total_lag`
+    assert [
+        args["promql"] for _, args in _second_round(_ref("query_promql_instant", "EMPTY", promql=lag))
+    ] == [
+        '{__name__=~"(?i).*consumer.*"}',
+        '{__name__=~"(?i).*lag.*"}',
+    ]
     # One word already stood alone: nothing wider to read.
     assert _second_round(_ref("query_promql_instant", "EMPTY", promql='{__name__=~"(?i).*retries.*"}')) == []
 
