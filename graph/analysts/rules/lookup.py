@@ -42,6 +42,12 @@ _WHICH = re.compile(
     r"(?:alerts?|targets?|rules?|errors?|warnings?|logs?|log lines|lines|entries|messages)\b",
     re.IGNORECASE,
 )
+# "Which pods were evicted from node N?", "which jobs got OOMKilled on host H": the lines that say so.
+_WHICH_DONE = re.compile(
+    r"^which\s+(?:\w+\s+){0,2}?\w+s\s+(?:were|was|got|have\s+been|has\s+been)\s+"
+    r"(?P<done>[a-z]+(?:ed|en))\b",
+    re.IGNORECASE,
+)
 # A noun phrase asking for rows without a verb: "the last 20 lines containing ...", "error logs of X".
 _ROWS_PHRASE = re.compile(
     r"^(?:the\s+)?(?:(?:last|latest|newest|most recent|first|top)\s+\d{1,5}\s+|all\s+)?"
@@ -156,7 +162,7 @@ _CONTAINING = re.compile(
     re.IGNORECASE,
 )
 _LABEL = re.compile(
-    r"\b(namespace|ns|pod|container|host|hostname|node|instance|cluster|region|zone|env|environment)"
+    r"\b(namespace|ns|pod|container|host|hostname|node|instance|cluster|region|zone|env|environment)\b"
     r"\s*[=:]?\s*[\"'`]?([A-Za-z0-9_.:/-]+)",
     re.IGNORECASE,
 )
@@ -244,6 +250,8 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
         return _sql(text, statement, datasources)
     # "haproxy on lb-1: which backends have servers down atm?": the ask follows a topic and a colon.
     text = _TOPIC.sub("", text, count=1) if _TOPIC.match(text) and not _DATA_VERB.match(text) else text
+    if (done := _WHICH_DONE.match(text)) is not None:
+        return _done_lines(text, done.group("done"))
     state = _WHICH_STATE.match(text) or _FIRING_NOW.match(text)
     asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text) or state)
     if not asks_data:
@@ -381,6 +389,18 @@ def _alerts(text: str) -> LookupAsk:
             history["window_minutes"] = window
         calls.append(PlannedCall(tool="alert_history", args=history, purpose="lookup"))
     return LookupAsk("alerts", tuple(calls), services=(service,) if service else ())
+
+
+def _done_lines(text: str, done: str) -> LookupAsk:
+    """The lines that say it was done ("evicted"), on the node, host or namespace the question names."""
+    labels = {_label_name(m.group(1)): m.group(2).rstrip(".,;:!?/-") for m in _LABEL.finditer(text)}
+    args: dict[str, Any] = {
+        "contains": done,
+        "window_minutes": _window_minutes(text) or LOG_WINDOW_MINUTES,
+        "limit": min(_lines_asked(text) or DEFAULT_LINES, MAX_LINES),
+        **({"labels": labels} if labels else {}),
+    }
+    return LookupAsk("logs", (PlannedCall(tool="query_logs", args=args, purpose="lookup"),))
 
 
 def _logs(text: str) -> LookupAsk | None:

@@ -199,6 +199,13 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         {"promql": '{__name__=~"(?i).*retries.*"}'},
     ),
     ("current value of queue_depth for orders.dlq?", "query_promql_instant", {"promql": "queue_depth"}),
+    # Which things were done, where: the lines that say so, on that node.
+    (
+        "Which pods were evicted from node tansy-wk-07?",
+        "query_logs",
+        {"contains": "evicted", "labels": {"node": "tansy-wk-07"}},
+    ),
+    ("which jobs got OOMKilled in namespace batch?", "query_logs", {"contains": "OOMKilled"}),
     # A count, then the words saying which log.
     ("last 10 slow query log entries from mysql pls", "query_logs", {"service": "mysql", "limit": 10}),
 ]
