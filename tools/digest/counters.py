@@ -8,6 +8,7 @@ counting from zero) is what moves when something breaks, so counters are scanned
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
 from tools.digest.level_shift import TINY, Floats
 
@@ -50,7 +51,7 @@ def is_counter(metric: str, values: Floats) -> bool:
         return False
     before, after = values[:-1], values[1:]
     falls = after < before
-    resets = falls & (after <= _RESET_SHARE * before)
+    resets = reset_steps(values)
     glitches = falls & ~resets
     if np.count_nonzero(resets) > _MAX_RESET_SHARE * steps:
         return False
@@ -69,6 +70,14 @@ def is_counter(metric: str, values: Floats) -> bool:
         and not np.count_nonzero(falls)
         and bool(np.all(values == np.round(values)))
     )
+
+
+def reset_steps(values: Floats) -> npt.NDArray[np.bool_]:
+    """Per step, whether the value fell back to a restart of its counting process (at most
+    _RESET_SHARE of what it was): one definition for counters read as rates and for restarts."""
+    before, after = values[:-1], values[1:]
+    resets: npt.NDArray[np.bool_] = (after < before) & (after <= _RESET_SHARE * before)
+    return resets
 
 
 def per_second_rates(times: Floats, values: Floats) -> tuple[Floats, Floats]:
@@ -91,8 +100,6 @@ def cumulative_increase(values: Floats) -> Floats:
 def _increases(values: Floats) -> Floats:
     """Each step's increase: after a reset the new value (counted from zero); a small decrease
     that is not a reset counts as none, where Prometheus would invent a whole-counter spike."""
-    before, after = values[:-1], values[1:]
-    increase = after - before
-    reset = after <= _RESET_SHARE * before
-    steps: Floats = np.where(increase >= 0, increase, np.where(reset, after, 0.0))
+    increase = np.diff(values)
+    steps: Floats = np.where(increase >= 0, increase, np.where(reset_steps(values), values[1:], 0.0))
     return steps

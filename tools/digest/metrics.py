@@ -66,31 +66,62 @@ def anomalies_from(
     evidence_id: str, data: Mapping[str, Any], *, now: datetime, limits: DigestLimits
 ) -> list[MetricAnomaly]:
     """Every significant shift in the range-query series of one evidence item."""
-    readings: list[tuple[dict[str, str], tuple[str, dict[str, Any] | None], dict[str, Any] | None]] = []
+    readings: list[_Reading] = []
     for raw in data.get("series") or []:
         if not isinstance(raw, Mapping) or "samples" not in raw:
             continue  # discovery results carry no samples
         labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
         metric = str(raw.get("metric") or labels.get("__name__") or "")
         times, values = _samples(raw.get("samples") or [], now=now)
-        restart = _restart_anomaly(metric, times, values, limits=limits)
-        reading: tuple[str, dict[str, Any] | None] | None = None if restart is None else (metric, restart)
-        reading = reading or _counter_anomaly(metric, times, values, limits=limits)
-        if reading is None:
-            reading = metric, _series_anomaly(times, values, limits=limits)
         silent = None if metric.startswith("ALERTS") else _silent(times, values, now=now, limits=limits)
-        readings.append((labels, reading, None if silent is None else {"metric": metric, **silent}))
+        readings.append(
+            _Reading(
+                labels,
+                service_of(labels, limits.identity),
+                metric,
+                *_read(metric, times, values, limits),
+                silent,
+            )
+        )
     # A system stopped reporting when every series of it in the read did (a pod replaced by another
     # of the same workload leaves one series ending and one beginning: no silence).
-    services = [service_of(labels, limits.identity) for labels, _, _ in readings]
-    heard = {service for service, (_, _, silent) in zip(services, readings, strict=True) if silent is None}
+    heard = {r.service for r in readings if r.silent is None}
     found: list[MetricAnomaly] = []
-    for service, (labels, (metric, anomaly), silent) in zip(services, readings, strict=True):
-        fact = silent if silent is not None and service not in heard else None
-        fact = fact or (None if anomaly is None else {"metric": metric, **anomaly})
-        if fact is not None:
-            found.append(MetricAnomaly(evidence_id=evidence_id, labels=labels, service=service, **fact))
+    for r in readings:
+        if r.silent is not None and r.service not in heard:
+            metric, fact = r.metric, r.silent
+        elif r.anomaly is not None:
+            metric, fact = r.read_as, r.anomaly
+        else:
+            continue
+        found.append(
+            MetricAnomaly(evidence_id=evidence_id, metric=metric, labels=r.labels, service=r.service, **fact)
+        )
     return _moved_between_members(found)
+
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    labels: dict[str, str]
+    service: str | None
+    metric: str  # as the series is named
+    read_as: str  # as its fact names it (`rate(x)` for a counter)
+    anomaly: dict[str, Any] | None
+    silent: dict[str, Any] | None
+
+
+def _read(
+    metric: str, times: Floats, values: Floats, limits: DigestLimits
+) -> tuple[str, dict[str, Any] | None]:
+    """The series' fact and the name it goes by: a restart, else a counter's rate or increase, else
+    a level shift."""
+    counter = is_counter(metric, values)
+    restart = _restart_anomaly(times, values, counter=counter, limits=limits)
+    if restart is not None:
+        return metric, restart
+    if counter:
+        return _counter_anomaly(metric, times, values, limits=limits)
+    return metric, _series_anomaly(times, values, limits=limits)
 
 
 def _moved_between_members(found: list[MetricAnomaly]) -> list[MetricAnomaly]:
@@ -142,13 +173,13 @@ def _silent(times: Floats, values: Floats, *, now: datetime, limits: DigestLimit
 
 
 def _restart_anomaly(
-    metric: str, times: Floats, values: Floats, *, limits: DigestLimits
+    times: Floats, values: Floats, *, counter: bool, limits: DigestLimits
 ) -> dict[str, Any] | None:
     """A series of a process's age or start time that shows it started again: the restart is the
     fact (an age read as a counter has a flat rate; a start time's jump is a tiny share of it). So is
     a count that fell back near zero in a series not read as a counter (its drop is no level)."""
     restart = restart_of(times, values)
-    if restart is None and not is_counter(metric, values):
+    if restart is None and not counter:
         restart = counter_restart(times, values)
     if restart is None:
         return None
@@ -167,14 +198,12 @@ def _restart_anomaly(
 
 def _counter_anomaly(
     metric: str, times: Floats, values: Floats, *, limits: DigestLimits
-) -> tuple[str, dict[str, Any] | None] | None:
-    """A counter's anomaly read from its rate, else from its increase; None when not a counter.
+) -> tuple[str, dict[str, Any] | None]:
+    """A counter's anomaly read from its rate, else from its increase.
 
     The values of the fact are then rates (or increases), and its metric says which, so every
     number in it stays checkable against the digest.
     """
-    if not is_counter(metric, values):
-        return None
     anomaly = _series_anomaly(*per_second_rates(times, values), limits=limits)
     if anomaly is not None:
         return rate_metric(metric), anomaly

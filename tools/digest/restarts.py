@@ -16,12 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tools.digest.counters import reset_steps
 from tools.digest.level_shift import Floats
 
 # An age grows at one of these rates per second of time passed (seconds, milliseconds).
 _AGE_UNITS = (1.0, 1000.0)
 _AGE_TOLERANCE = 0.03  # of the unit, over the span before the restart
-_RESET_SHARE = 0.1  # an age falls to at most this share of what it was
 _MIN_STEPS = 5  # before the restart: a shape needs samples to be told from noise
 _MIN_AFTER = 2  # from the restart on: a restart of a minute ago is the one that matters most
 _MIN_COUNTS = 5  # distinct values a count passes through before it restarts
@@ -39,14 +39,18 @@ class Restart:
 
 def restart_of(times: Floats, values: Floats) -> Restart | None:
     """The latest restart a series of a process's age or start time shows, or None."""
-    if len(values) < 2 * _MIN_STEPS or not np.all(np.isfinite(values)):
+    if not _readable(values):
         return None
     return _age_restart(times, values) or _start_time_restart(times, values)
 
 
+def _readable(values: Floats) -> bool:
+    return len(values) >= 2 * _MIN_STEPS and bool(np.all(np.isfinite(values)))
+
+
 def _age_restart(times: Floats, values: Floats) -> Restart | None:
     steps = np.diff(values)
-    resets = np.flatnonzero((steps < 0) & (values[1:] <= _RESET_SHARE * values[:-1]))
+    resets = np.flatnonzero(reset_steps(values))
     if resets.size == 0:
         return None
     split = int(resets[-1]) + 1
@@ -72,10 +76,10 @@ def _age_restart(times: Floats, values: Floats) -> Restart | None:
 def counter_restart(times: Floats, values: Floats) -> Restart | None:
     """The latest restart of a process one of whose counts falls back near zero: for a series not
     read as a counter (sampled in stairs, its rises too sparse), whose drop is no level moving."""
-    if len(values) < 2 * _MIN_STEPS or not np.all(np.isfinite(values)):
+    if not _readable(values):
         return None
     steps = np.diff(values)
-    resets = np.flatnonzero((steps < 0) & (values[1:] <= _RESET_SHARE * values[:-1]))
+    resets = np.flatnonzero(reset_steps(values))
     # One restart, by a count that kept counting before it: a state flag (0 and 1) or a gauge that
     # touches zero now and then falls "to zero" too, but steps among a few values.
     if resets.size != 1 or np.any(np.delete(steps, resets) < 0):
