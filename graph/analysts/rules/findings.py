@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 
 from graph.analysts.base import Finding
 from tools.digest.labels import INSTANCE_LABEL_KEYS, SERVICE_LABEL_KEYS
@@ -126,50 +125,37 @@ def distinguishing_labels(anomaly: MetricAnomaly, peers: Sequence[MetricAnomaly]
     return tuple(f"{key}={anomaly.labels[key]}" for key in chosen)
 
 
-def restart_phrase(anomaly: MetricAnomaly) -> str:
-    """A restart in the words of the series that shows it (`tools.digest.restarts`)."""
-    verb = "jumped" if anomaly.direction == "up" else "fell"
-    return (
-        f"{anomaly.metric} {verb} from {number(anomaly.baseline)} to {number(anomaly.recent)}: "
-        f"the process restarted at {anomaly.change_at}"
-    )
-
-
-def silent_phrase(anomaly: MetricAnomaly) -> str:
-    """A series that stopped: when, and the last value it reported."""
-    return f"stopped reporting at {anomaly.change_at} (last value {number(anomaly.recent)})"
-
-
-def ended_phrase(anomaly: MetricAnomaly) -> str:
-    """A move that is over: how far it went, and the level it was back at since when."""
-    verb = "rose" if anomaly.direction == "up" else "fell"
+def event_phrase(anomaly: MetricAnomaly) -> str | None:
+    """What a series' event says, after the series' name: a restart (`tools.digest.restarts`), a
+    series that stopped reporting, a move that is over; None for a plain move."""
     unit = " /s" if anomaly.metric.startswith("rate(") else ""
-    return (
-        f"{verb} from {number(anomaly.baseline)}{unit} to {number(anomaly.peak)}{unit} starting "
-        f"{anomaly.change_at} and was back at {number(anomaly.recent)}{unit} by {anomaly.ended_at}: "
-        "it recovered"
-    )
+    if anomaly.event == "restart":
+        verb = "jumped" if anomaly.direction == "up" else "fell"
+        return (
+            f"{verb} from {number(anomaly.baseline)} to {number(anomaly.recent)}: "
+            f"the process restarted at {anomaly.change_at}"
+        )
+    if anomaly.event == "silent":
+        return f"stopped reporting at {anomaly.change_at} (last value {number(anomaly.recent)})"
+    if anomaly.event == "ended":
+        verb = "rose" if anomaly.direction == "up" else "fell"
+        return (
+            f"{verb} from {number(anomaly.baseline)}{unit} to {number(anomaly.peak)}{unit} starting "
+            f"{anomaly.change_at} and was back at {number(anomaly.recent)}{unit} by {anomaly.ended_at}: "
+            "it recovered"
+        )
+    return None
 
 
 def anomaly_finding(anomaly: MetricAnomaly, labels: Sequence[str] = ()) -> Finding:
     """What one series did; `labels` (from `distinguishing_labels`) say which series it is."""
     where = anomaly.labels.get("instance") or anomaly.service or "the series"
-    if anomaly.event == "restart":
-        series = anomaly.metric + ("{" + ", ".join(labels) + "}" if labels else "")
-        said = restart_phrase(replace(anomaly, metric=series))
-        return Finding(statement=f"On {where}, {said}.", evidence_ids=[anomaly.evidence_id])
     verb = "rose" if anomaly.direction == "up" else "fell"
     series = anomaly.metric + ("{" + ", ".join(labels) + "}" if labels else "")
+    if (said := event_phrase(anomaly)) is not None:
+        return Finding(statement=f"{series} on {where} {said}.", evidence_ids=[anomaly.evidence_id])
     # Spaced, not glued: the guard reads a number followed by "/" as part of a path, not a value.
     unit = " /s" if anomaly.metric.startswith("rate(") else ""
-    if anomaly.event == "silent":
-        return Finding(
-            statement=f"{series} on {where} {silent_phrase(anomaly)}.", evidence_ids=[anomaly.evidence_id]
-        )
-    if anomaly.event == "ended":
-        return Finding(
-            statement=f"{series} on {where} {ended_phrase(anomaly)}.", evidence_ids=[anomaly.evidence_id]
-        )
     return Finding(
         statement=(
             f"{series} on {where} {verb} from {number(anomaly.baseline)}{unit} to "

@@ -14,11 +14,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import permutations
 from typing import Any, Literal
 
 from graph.analysts.base import LOOKUP_ROUNDS, Plan, PlannedCall, PlanRequest
-from graph.analysts.rules.lookup_widen import WIDER_ROUND, stream_calls, widened_calls
+from graph.analysts.rules.lookup_widen import WIDER_ROUND, stream_calls, widened_calls, words_query
 
 LookupKind = Literal["logs", "promql", "alerts", "targets", "rules", "sql"]
 # A lookup reads logs over a day unless the question gives a window (ToolLimits.max_range_minutes).
@@ -285,11 +284,8 @@ def _value_in_words(text: str) -> str | None:
     words = [w for w in re.split(r"[ -]", match.group("words").lower()) if w not in _FILLER]
     if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:
         return None
-    # RE2's (?i): the question's spelling rarely matches a vendor's case; and in any order, which
-    # RE2 says with alternatives (no lookahead): "active connections" is `nginx_connections_active`.
-    spellings = dict.fromkeys(".*".join(re.escape(w) for w in order) for order in permutations(words))
-    either = next(iter(spellings)) if len(spellings) == 1 else "(" + "|".join(spellings) + ")"
-    return '{__name__=~"(?i).*' + either + '.*"}'
+    # In any order: "active connections" is `nginx_connections_active`.
+    return words_query(words)
 
 
 def _promql_expression(text: str) -> str | None:
@@ -393,29 +389,32 @@ def _alerts(text: str) -> LookupAsk:
 
 def _done_lines(text: str, done: str) -> LookupAsk:
     """The lines that say it was done ("evicted"), on the node, host or namespace the question names."""
-    labels = {_label_name(m.group(1)): m.group(2).rstrip(".,;:!?/-") for m in _LABEL.finditer(text)}
-    args: dict[str, Any] = {
-        "contains": done,
-        "window_minutes": _window_minutes(text) or LOG_WINDOW_MINUTES,
-        "limit": min(_lines_asked(text) or DEFAULT_LINES, MAX_LINES),
-        **({"labels": labels} if labels else {}),
-    }
+    args = {"contains": done, **_log_read(text, _labels_named(text))}
     return LookupAsk("logs", (PlannedCall(tool="query_logs", args=args, purpose="lookup"),))
+
+
+def _labels_named(text: str) -> dict[str, str]:
+    """`node tansy-wk-07`, `namespace=web`: the labels a question filters lines by."""
+    return {_label_name(m.group(1)): m.group(2).rstrip(".,;:!?/-") for m in _LABEL.finditer(text)}
+
+
+def _log_read(text: str, labels: dict[str, str]) -> dict[str, Any]:
+    """A log read's window, line limit and label filters, as the question gives them."""
+    args: dict[str, Any] = {"window_minutes": _window_minutes(text) or LOG_WINDOW_MINUTES}
+    args["limit"] = min(_lines_asked(text) or DEFAULT_LINES, MAX_LINES)
+    return args | ({"labels": labels} if labels else {})
 
 
 def _logs(text: str) -> LookupAsk | None:
     """Log lines with the question's filters; None when it names no filter and no log noun."""
-    labels = {_label_name(m.group(1)): m.group(2).rstrip(".,;:!?/-") for m in _LABEL.finditer(text)}
+    labels = _labels_named(text)
     phrase, level, exact = _phrase_and_level(text)
     service = _service(text, skip=set(labels.values()) | ({phrase} if phrase else set()))
     if not (_LOGS.search(text) or level or phrase):
         return None
-    args: dict[str, Any] = {"window_minutes": _window_minutes(text) or LOG_WINDOW_MINUTES}
-    args["limit"] = min(_lines_asked(text) or DEFAULT_LINES, MAX_LINES)
+    args = _log_read(text, labels)
     if service:
         args["service"] = service
-    if labels:
-        args["labels"] = labels
     calls = []
     if level:
         calls.append(PlannedCall(tool="query_logs", args={**args, "level": level}, purpose="lookup"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Sequence
+from itertools import permutations
 
 from graph.analysts.base import EvidenceRef, PlannedCall
 from tools.digest.labels import HOST_LABEL_KEYS
@@ -52,7 +53,7 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
             calls += [
                 PlannedCall(
                     tool="query_promql_instant",
-                    args={"promql": f'{{__name__=~"(?i).*{word}.*"}}'},
+                    args={"promql": words_query([word])},
                     purpose="lookup",
                 )
                 for word in _asked_words(name)
@@ -78,9 +79,18 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
     return calls
 
 
+def words_query(words: Sequence[str]) -> str:
+    """Every metric whose name holds `words` in any order: `{__name__=~"(?i).*(a.*b|b.*a).*"}` (RE2
+    has no lookahead, so each ordering is an alternative; (?i): a question's spelling rarely matches a
+    vendor's case). `_asked_words` reads the words back for the wider round."""
+    spellings = dict.fromkeys(".*".join(re.escape(w) for w in order) for order in permutations(words))
+    either = next(iter(spellings)) if len(spellings) == 1 else "(" + "|".join(spellings) + ")"
+    return '{__name__=~"(?i).*' + either + '.*"}'
+
+
 def _asked_words(promql: str) -> list[str]:
-    """The words of a words query (`{__name__=~"(?i).*(a.*b|b.*a).*"}`) that alone may name the
-    metric: the two longest, when it had several."""
+    """The words of a `words_query` that alone may name the metric: the two longest, when it had
+    several."""
     match = _WORDS_QUERY.match(promql)
     if match is None:
         return []

@@ -98,7 +98,7 @@ def _member_key(labels: Mapping[str, str]) -> str | None:
 def _series_member(labels: Mapping[str, str]) -> str | None:
     """The member a series is about: a member key, else its instance's host."""
     instance = labels.get("instance")
-    return _member_key(labels) or (next(iter(_names([_without_port(instance)])), None) if instance else None)
+    return _member_key(labels) or (_name(_without_port(instance)) if instance else None)
 
 
 def software_host(root: Suspect) -> str | None:
@@ -130,7 +130,7 @@ def software_host(root: Suspect) -> str | None:
     if len(hosts) != 1:
         return None
     host = hosts.pop()
-    named = next(iter(_names([host])), None)
+    named = _name(host)
     return named if named and named != root.service and named not in EVERY_MACHINE else None
 
 
@@ -170,7 +170,11 @@ def _member(labels: Mapping[str, str], system: str) -> str | None:
 
 
 def _host(host: str | None, system: str) -> str | None:
-    return next(iter(_names([host])), None) if host and host != system else None
+    return _name(host) if host and host != system else None
+
+
+def _name(value: str) -> str | None:
+    return next(iter(_names([value])), None)
 
 
 def _names(values: Iterable[str | None]) -> Iterable[str]:

@@ -305,10 +305,7 @@ def _changed_clients(
 
 def _change_before(suspect: Suspect, began: datetime) -> datetime | None:
     """The first change or restart of `suspect` up to CHANGE_LEAD before `began`, if any."""
-    moments = [t for p in suspect.changes if (t := parse_instant(p.first_seen)) is not None]
-    return min(
-        (t for t in [*moments, *suspect.restarts()] if began - CHANGE_LEAD <= t <= began), default=None
-    )
+    return next((t for t in suspect.change_times() if began - CHANGE_LEAD <= t <= began), None)
 
 
 def _callees(service: str, everyone: dict[str, Suspect], digest: Digest) -> set[str]:

@@ -53,12 +53,8 @@ def _alert(group: AlertGroup) -> str:
 
 
 def _metric(anomaly: MetricAnomaly) -> str:
-    if anomaly.event == "restart":
-        return f"{say.restart_phrase(anomaly)}"
-    if anomaly.event == "silent":
-        return f"{anomaly.metric} {say.silent_phrase(anomaly)}"
-    if anomaly.event == "ended":
-        return f"{anomaly.metric} {say.ended_phrase(anomaly)}"
+    if (said := say.event_phrase(anomaly)) is not None:
+        return f"{anomaly.metric} {said}"
     verb = "rose" if anomaly.direction == "up" else "fell"
     unit = " /s" if anomaly.metric.startswith("rate(") else ""
     return (

@@ -50,6 +50,11 @@ class Suspect:
         deploy line, and no incident of their own."""
         return sorted(t for a in self.anomalies if a.event == "restart" and (t := instant(a.change_at)))
 
+    def change_times(self) -> list[datetime]:
+        """When it changed: its change lines first seen and its restarts, earliest first."""
+        lines = [t for p in self.changes if (t := instant(p.first_seen)) is not None]
+        return sorted([*lines, *self.restarts()])
+
     def events(self) -> list[datetime]:
         """When each piece of trouble about this service began."""
         times = [instant(a.change_at) for a in self.anomalies if troubling(a)]

@@ -486,10 +486,9 @@ def _changed_before(suspects: Iterable[Suspect], involved: Sequence[Suspect]) ->
     hurt = [t for s in involved if s.errors and (t := surge_of(s)) is not None]
     found: list[Suspect] = []
     for suspect in suspects:
-        if suspect in involved or not (suspect.changes or suspect.restarts()) or not hurt:
+        if suspect in involved or not hurt:
             continue
-        times = sorted(t for p in suspect.changes if (t := instant(p.first_seen)) is not None)
-        times = sorted([*times, *suspect.restarts()])
+        times = suspect.change_times()
         before = [t for t in times if any(onset - CHANGE_LEAD <= t < onset for onset in hurt)]
         if before:
             suspect.onset = before[0]
@@ -518,7 +517,7 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
         score += 2.0
         # The change that began it: within moments of the first trouble of all, before it.
         first = min((s.onset for s in involved if s.onset is not None), default=onset)
-        if onset == first and any(first - BEGAN_IT <= t <= first for t in _change_times(suspect)):
+        if onset == first and any(first - BEGAN_IT <= t <= first for t in suspect.change_times()):
             score += 1.0
     incident_errors = [p for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
     score += 1.0 if incident_errors else 0.0
@@ -535,10 +534,6 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
 def _exhaustion_in_own_words(errors: Sequence[LogPattern]) -> bool:
     text = "\n".join(f"{p.template} {p.example}" for p in errors if not p.origin)
     return bool(text) and categorize(text, changed=False) in EXHAUSTED
-
-
-def _change_times(suspect: Suspect) -> list[datetime]:
-    return [t for p in suspect.changes if (t := instant(p.first_seen)) is not None] + suspect.restarts()
 
 
 def near_change(pattern: LogPattern, onset: datetime) -> bool:

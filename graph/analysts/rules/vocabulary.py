@@ -122,16 +122,21 @@ ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", 
 WARN_LEVELS = frozenset({"warn", "warning"})
 SEVERE_ALERTS = frozenset({"critical", "error", "page", "high", "major", "p1", "p2", "sev1", "sev2"})
 
+# A reload in any spelling (`varnishreload`, "proxy reloaded", "SIGHUP, reloading"), and the name of a
+# configuration file ("Loading VCL ... from /etc/varnish/default.vcl"): a change, and a configuration one.
+_RELOAD = r"\w+reload|reload(?:ed|ing)"
+_CONFIG_FILE = r"\.(?:conf|vcl|ya?ml|toml|ini|cfg|rules)"
 # Log lines that record a change to a service: deploys, rollouts, restarts with a version, config
 # (reloaded, refreshed, a setting "changed from A to B").
 CHANGE = re.compile(
     r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?|upgrade[ds]?|rollback|"
     r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|"
     r"config(?:uration)? (?:reload|refresh|change|update)\w*|changed from \S+ to \S+|"
-    # A reload in any spelling (`varnishreload`, "proxy reloaded", "SIGHUP, reloading") and a
-    # configuration file loaded or made active ("Loading VCL ... from /etc/varnish/default.vcl").
-    r"\w+reload|reload(?:ed|ing)|(?:load|loading|loaded|applied|applying|activat\w+)\b[^\n]{0,80}?"
-    r"\.(?:conf|vcl|ya?ml|toml|ini|cfg|rules)|"
+    # A reload in any spelling and a configuration file loaded or made active (`_RELOAD`).
+    + _RELOAD
+    + r"|(?:load|loading|loaded|applied|applying|activat\w+)\b[^\n]{0,80}?"
+    + _CONFIG_FILE
+    + r"|"
     r"feature flag|pulled image|updated? image|image updated|scaled (?:up|down) replica set|parameter group|"
     r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*|"
     # An update of settings, flags or parameters in any vendor's words ("instances.update ...
@@ -162,8 +167,7 @@ ROLLOUT = re.compile(
 # A change line that edits configuration rather than releasing code (a config map, settings, flags).
 CONFIG_CHANGE = re.compile(
     r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|flags?|parameters?|"
-    r"env(?:ironment)? var\w*|capacity|throughput|quotas?|limits?)\b|\w+reload\b|reload(?:ed|ing)\b|"
-    r"\.(?:conf|vcl|ya?ml|toml|ini|cfg|rules)\b|"
+    r"env(?:ironment)? var\w*|capacity|throughput|quotas?|limits?)\b|" + rf"(?:{_RELOAD}|{_CONFIG_FILE})\b|"
     r"(?-i:[a-z](?:Capacity|Throughput|Configuration|Parameters|Settings|Quota|Limit)\w*)",
     re.IGNORECASE,
 )
