@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from graph.analysts.rules.addresses import EVERY_MACHINE
+from graph.analysts.rules.machines import software_named, without_port
 from graph.analysts.rules.suspect import Suspect
 from tools.facts import Digest
 from tools.identity import DEFAULT_IDENTITY
@@ -25,7 +26,6 @@ _CONFINED = 2 / 3  # the share of the trouble one member must hold
 _WORKLOAD_KEYS = ("pod", "container", "deployment", "statefulset", "daemonset")
 # The identity labels that name a system outright, ranked before its scrape job.
 _NAME_KEYS = DEFAULT_IDENTITY.labels[: DEFAULT_IDENTITY.labels.index("exported_job")]
-_FIRST_WORD = re.compile(r"[A-Z]?[a-z]+")  # of an alert's CamelCase name
 _ADDRESS = re.compile(r"^\[?[\d.:a-fA-F]+\]?(?::\d+)?$")
 
 
@@ -88,7 +88,7 @@ def _named_elsewhere(labels: Mapping[str, str]) -> bool:
 
 
 def _spelled(host: str) -> str:
-    return _without_port(host).lower().replace("_", "-")
+    return without_port(host).lower().replace("_", "-")
 
 
 def _member_key(labels: Mapping[str, str]) -> str | None:
@@ -98,7 +98,7 @@ def _member_key(labels: Mapping[str, str]) -> str | None:
 def _series_member(labels: Mapping[str, str]) -> str | None:
     """The member a series is about: a member key, else its instance's host."""
     instance = labels.get("instance")
-    return _member_key(labels) or (_name(_without_port(instance)) if instance else None)
+    return _member_key(labels) or (_name(without_port(instance)) if instance else None)
 
 
 def software_host(root: Suspect) -> str | None:
@@ -114,40 +114,18 @@ def software_host(root: Suspect) -> str | None:
     jobs = {labels["job"] for labels in sets if "job" in labels}
     if jobs != {root.service} or any(k in labels for labels in sets for k in _NAME_KEYS):
         return None  # named by its job alone (an explicit service or app name names the system)
-    # The first word of its series' names (`sqlserver_...`) and of its alerts' (`SqlserverDown`); a
-    # word too short to tell (`pg_`) says nothing either way.
-    words = [_family(a.metric).split("_", 1)[0] for a in root.anomalies]
-    words += [m.group(0) for g in root.alerts if (m := _FIRST_WORD.match(g.alertname))]
-    words = [w for w in words if len(w) >= 3]
-    if not words or sum(_names_software(root.service, w) for w in words) * 2 <= len(words):
+    metrics = [a.metric for a in root.anomalies]
+    if not software_named(root.service, metrics, [g.alertname for g in root.alerts]):
         return None
     # Its alerts' one machine first (where it fires, however the exporter spells that host), else
     # the one machine of all its series.
-    alerted = {_without_port(g.labels["instance"]) for g in root.alerts if g.labels.get("instance")}
-    hosts = (
-        alerted if len(alerted) == 1 else {_without_port(s["instance"]) for s in sets if s.get("instance")}
-    )
+    alerted = {without_port(g.labels["instance"]) for g in root.alerts if g.labels.get("instance")}
+    hosts = alerted if len(alerted) == 1 else {without_port(s["instance"]) for s in sets if s.get("instance")}
     if len(hosts) != 1:
         return None
     host = hosts.pop()
     named = _name(host)
     return named if named and named != root.service and named not in EVERY_MACHINE else None
-
-
-def _family(metric: str) -> str:
-    """`rate(sqlserver_queries_total)` -> `sqlserver_queries_total`."""
-    return metric[metric.find("(") + 1 :].rstrip(")") if "(" in metric else metric
-
-
-def _names_software(job: str, word: str) -> bool:
-    """Whether a name's first word and the job's are one name (`sqlserver_...` of `sqlserverd`)."""
-    word, first = word.lower(), re.split(r"[-_.]", job.lower(), maxsplit=1)[0]
-    return first.startswith(word) or word.startswith(first)
-
-
-def _without_port(instance: str) -> str:
-    host, _, port = instance.rpartition(":")
-    return host if host and port.isdigit() and "]" not in port else instance
 
 
 def _confined(weights: Counter[str] | Counter[str | None]) -> str | None:

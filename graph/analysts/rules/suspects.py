@@ -21,6 +21,7 @@ from graph.analysts.rules.links import (
     pointed_at_by,
     surge_of,
 )
+from graph.analysts.rules.machines import machine_jobs, machine_line, on_machine
 from graph.analysts.rules.suspect import (
     CLUSTER_SPAN,
     MIN_PATTERN_COUNT,
@@ -36,6 +37,7 @@ from graph.analysts.rules.vocabulary import (
     ERROR_LEVELS,
     EVENT,
     EXHAUSTED,
+    RAN_OUT,
     SEVERE_ALERTS,
     WARN_LEVELS,
     categorize,
@@ -139,12 +141,18 @@ def _profile(
     streams = {p.service for p in digest.log_patterns if p.service} | _hosts_named_by_errors(digest)
     alerted |= streams
     collectors = _collector_jobs(digest)
+    # A host agent's job over several machines is each machine (`job=node` on lb-1 and batch-4).
+    hosts = machine_jobs(digest)
     for anomaly in digest.anomalies:
         if stack is not None and (
             stack.owns(_read_metric(anomaly.metric)) or anomaly.labels.get("job") in jobs
         ):
             continue
-        system = _collected(anomaly.labels, anomaly.service, collectors) or _system_of(anomaly, alerted)
+        system = (
+            _collected(anomaly.labels, anomaly.service, collectors)
+            or on_machine(anomaly.labels, anomaly.service, hosts)
+            or _system_of(anomaly, alerted)
+        )
         if (s := of(system)) is not None:
             s.anomalies.append(anomaly)
     for group in digest.alert_groups:
@@ -153,15 +161,21 @@ def _profile(
         # its own name (`job=zookeeper instance=zk-2:7000` and zk-2's log stream).
         system = (
             _collected(group.labels, group.service, collectors)
+            or on_machine(group.labels, group.service, hosts)
             or _named_instance(group.labels, streams, group.service)
             or group.service
         )
         if group.status == "firing" and not group.all_muted and (s := of(system)) is not None:
             s.alerts.append(group)
+    # A kernel's or syslog's lines from one of those machines are about the machine.
+    labelled = [(a.labels, a.service) for a in digest.anomalies]
+    labelled += [(g.labels, g.service) for g in digest.alert_groups]
+    machines = {m for labels, service in labelled if (m := on_machine(labels, service, hosts))}
+    systems = {s for s, suspect in suspects.items() if suspect.anomalies or suspect.alerts}
     for pattern in digest.log_patterns:
         of(pattern.service)  # every stream's system first: a line may be about one listed later
     for pattern in digest.log_patterns:
-        if (s := of(pattern.service)) is None:
+        if (s := of(machine_line(pattern, machines, systems) or pattern.service)) is None:
             continue
         level = (pattern.level or "").lower()
         if level in ERROR_LEVELS or (level in WARN_LEVELS and not _background(pattern)):
@@ -265,11 +279,12 @@ def _hosts_named_by_errors(digest: Digest) -> set[str]:
     """Hosts of the firing alerts' instances that a system's own log line of error or warning level
     names (not a failed scrape's words, which name their target by construction; never the loopback,
     which every exporter of a one-machine setup shares)."""
+    # A probe's URL (`https://api.example/healthz`) is no host:port: its scheme names nothing.
     hosts = {
         value.rsplit(":", 1)[0]
         for group in digest.alert_groups
         for key in ("instance", "host")
-        if (value := group.labels.get(key))
+        if (value := group.labels.get(key)) and "://" not in value
     } - EVERY_MACHINE
     texts = [
         f"{p.template} {p.example}".lower()
@@ -320,7 +335,7 @@ def _named_by(labels: Mapping[str, str], keys: Sequence[str], names: set[str], o
     """The first of `names` a label of `keys` holds (a host with or without its port), other than `own`."""
     for key in keys:
         value = labels.get(key) or ""
-        for name in (value, value.rsplit(":", 1)[0]):
+        for name in (value, "" if "://" in value else value.rsplit(":", 1)[0]):
             if name and name in names and name != own:
                 return name
     return None
@@ -533,7 +548,7 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
 
 def _exhaustion_in_own_words(errors: Sequence[LogPattern]) -> bool:
     text = "\n".join(f"{p.template} {p.example}" for p in errors if not p.origin)
-    return bool(text) and categorize(text, changed=False) in EXHAUSTED
+    return bool(text) and (categorize(text, changed=False) in EXHAUSTED or RAN_OUT.search(text) is not None)
 
 
 def near_change(pattern: LogPattern, onset: datetime) -> bool:

@@ -337,6 +337,11 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "worker pool",
             "waited",
             "for a worker",
+            # A kernel table that filled (connection tracking, file handles): packets and opens refused.
+            "table full",
+            "conntrack",
+            "too many open files",
+            "dropping packet",
         ),
     ),
 )
@@ -351,6 +356,11 @@ UNKNOWN_CATEGORY = "unclassified"
 # A machine resource that ran out where the lines were written (no space left, out of memory): said in
 # a system's own errors, a cause; a pool's exhaustion may be a slow callee's symptom, so not here.
 EXHAUSTED = frozenset({"disk_full", "memory_leak"})
+# A machine's own table or limit that filled, in the kernel's or runtime's words: exhaustion the way
+# a full disk is, whatever category the rest of the lines speak of.
+RAN_OUT = re.compile(
+    r"\btable full\b|too many open files|cannot allocate memory|no space left", re.IGNORECASE
+)
 # Symptoms that say something is slow or failing but not why: a tag only when nothing specific fits.
 FALLBACK_CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ("latency", ("latency", "response time", "duration", "p99", "slow", "timeout")),

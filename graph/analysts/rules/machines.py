@@ -1,0 +1,97 @@
+"""Scrape jobs called after their software, and the machines they run on.
+
+A host agent or an exporter is scraped under a job named after what it is (`job=node` of
+`node_*` series, `job=sqlserverd` of `sqlserver_*`), not after where it runs: across several machines the
+job is no system at all, each machine is. Whether a job is named so is read from the evidence, the
+first word of its series' and alerts' names against the job's, never from a list of exporters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+from graph.analysts.rules.addresses import EVERY_MACHINE
+from tools.facts import Digest, LogPattern
+
+_FIRST_WORD = re.compile(r"[A-Z]?[a-z]+")  # of an alert's CamelCase name
+
+
+def family(metric: str) -> str:
+    """`rate(sqlserver_queries_total)` -> `sqlserver_queries_total`."""
+    return metric[metric.find("(") + 1 :].rstrip(")") if "(" in metric else metric
+
+
+def names_software(job: str, word: str) -> bool:
+    """Whether a name's first word and the job's are one name (`sqlserver_...` of `sqlserverd`)."""
+    word, first = word.lower(), re.split(r"[-_.]", job.lower(), maxsplit=1)[0]
+    return first.startswith(word) or word.startswith(first)
+
+
+def software_named(job: str, metrics: Iterable[str], alertnames: Iterable[str]) -> bool:
+    """Whether most of a job's series (or, with none, its alerts) are named after the job: it names
+    the software. Series are the exporter's own words; alerts are their authors' (`HostCpuBusy`
+    of `job=node`). A word too short to tell (`pg_`) says nothing either way."""
+    words = [w for m in metrics if len(w := family(m).split("_", 1)[0]) >= 3]
+    if not words:
+        words = [w for name in alertnames if (m := _FIRST_WORD.match(name)) and len(w := m.group(0)) >= 3]
+    return bool(words) and sum(names_software(job, w) for w in words) * 2 > len(words)
+
+
+def without_port(instance: str) -> str:
+    host, _, port = instance.rpartition(":")
+    return host if host and port.isdigit() and "]" not in port else instance
+
+
+def machine_jobs(digest: Digest) -> set[str]:
+    """Jobs named after their software whose series and alerts come from two machines or more, when
+    no log stream speaks under the job's name: a cluster that logs as one system (its members'
+    lines under `service=<job>`) is one system of several members, not several machines."""
+    metrics: dict[str, list[str]] = {}
+    alertnames: dict[str, list[str]] = {}
+    hosts: dict[str, set[str]] = {}
+    labelled: list[tuple[Mapping[str, str], str | None, str | None, str | None]]
+    labelled = [(a.labels, a.service, a.metric, None) for a in digest.anomalies]
+    labelled += [(g.labels, g.service, None, g.alertname) for g in digest.alert_groups]
+    for labels, service, metric, alertname in labelled:
+        job, host = labels.get("job"), machine_of(labels)
+        if not job or service != job or host is None:
+            continue
+        hosts.setdefault(job, set()).add(host)
+        if metric is not None:
+            metrics.setdefault(job, []).append(metric)
+        if alertname is not None:
+            alertnames.setdefault(job, []).append(alertname)
+    streams = {p.service for p in digest.log_patterns}
+    return {
+        job
+        for job, seen in hosts.items()
+        if len(seen) >= 2
+        and job not in streams
+        and software_named(job, metrics.get(job, []), alertnames.get(job, []))
+    }
+
+
+def machine_of(labels: Mapping[str, str]) -> str | None:
+    """The machine a series was scraped at (its instance's host), when it names one: not a URL (a
+    probe's target), not the loopback every exporter of a one-machine setup shares."""
+    instance = labels.get("instance") or ""
+    host = without_port(instance)
+    if not host or "://" in instance or host in EVERY_MACHINE:
+        return None
+    return host
+
+
+def on_machine(labels: Mapping[str, str], service: str | None, jobs: set[str]) -> str | None:
+    """The machine a series or alert of a machine job is about, or None for any other job's."""
+    job = labels.get("job")
+    return machine_of(labels) if job and job == service and job in jobs else None
+
+
+def machine_line(pattern: LogPattern, machines: set[str], systems: set[str]) -> str | None:
+    """The machine a log line is about: a stream that is no system of its own (no series, no alert
+    under its name: a kernel's or syslog's) whose lines all came from one machine the series know."""
+    host = pattern.host
+    if host is None or pattern.service in systems or host not in machines:
+        return None
+    return host

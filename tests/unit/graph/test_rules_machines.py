@@ -1,0 +1,179 @@
+"""A host agent's job over several machines is each machine; a kernel's lines from one are its own."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.machines import machine_jobs, software_named
+from graph.analysts.rules.suspects import rank_suspects
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+
+
+def _ask(
+    digest: Digest, question: str = "clients time out since 08:50, what is the root cause?"
+) -> DiagnoseRequest:
+    return DiagnoseRequest(
+        route=Route(route="complex", resolved_query=question),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T09:40:00Z",
+    )
+
+
+def _series(metric: str, instance: str, base: float, now: float, job: str = "hostagent") -> MetricAnomaly:
+    return MetricAnomaly(
+        evidence_id="metrics-3",
+        metric=metric,
+        labels={"job": job, "instance": instance},
+        service=job,
+        baseline=base,
+        recent=now,
+        peak=now,
+        change_at="2026-01-01T08:43:00Z",
+        direction="up",
+        ratio=now / base,
+        score=50.0,
+    )
+
+
+def _alert(
+    name: str, instance: str, started: str, severity: str = "critical", job: str = "hostagent"
+) -> AlertGroup:
+    return AlertGroup(
+        evidence_id="alerts-1",
+        alertname=name,
+        service=job,
+        severity=severity,
+        status="firing",
+        count=1,
+        instances=[instance],
+        first_started=started,
+        summary=f"{name} on {instance}",
+        labels={"alertname": name, "job": job, "instance": instance},
+    )
+
+
+def _line(service: str, level: str, text: str, first: str, count: int, host: str | None = None) -> LogPattern:
+    return LogPattern(
+        evidence_id="logs-2",
+        service=service,
+        level=level,
+        template=text,
+        count=count,
+        first_seen=first,
+        last_seen="2026-01-01T09:39:00Z",
+        example=text,
+        host=host,
+    )
+
+
+def _edge(*, kernel_host: str | None = "edge-7") -> Digest:
+    """A load balancer's connection table fills on edge-7 while a render host burns CPU all morning;
+    a prober fails to reach the public URL."""
+    return Digest(
+        anomalies=[
+            _series("hostagent_nf_conntrack_entries", "edge-7:9100", 126_000, 262_000),
+            _series("increase(hostagent_nf_conntrack_stat_drop)", "edge-7:9100", 1, 724_000),
+        ],
+        alert_groups=[
+            _alert("HostCpuBusy", "render-4:9100", "2026-01-01T06:19:00Z"),
+            _alert("HostConntrackLimit", "edge-7:9100", "2026-01-01T08:56:00Z", severity="warning"),
+            AlertGroup(
+                evidence_id="alerts-1",
+                alertname="ProbeFailed",
+                service="api",
+                severity="critical",
+                status="firing",
+                count=1,
+                instances=["https://api.example.test/healthz"],
+                first_started="2026-01-01T09:04:00Z",
+                summary="Probe failed",
+                labels={"alertname": "ProbeFailed", "instance": "https://api.example.test/healthz"},
+            ),
+        ],
+        log_patterns=[
+            _line(
+                "kernel",
+                "warning",
+                "nf_conntrack: table full, dropping packet",
+                "2026-01-01T08:57:02Z",
+                259,
+                kernel_host,
+            ),
+            _line(
+                "prober",
+                "error",
+                "probe https://api.example.test/healthz failed: connect timeout after <DURATION>",
+                "2026-01-01T08:58:00Z",
+                9,
+                "probe-1",
+            ),
+        ],
+    )
+
+
+def test_a_host_agent_job_over_several_machines_is_each_machine() -> None:
+    digest = _edge()
+    assert machine_jobs(digest) == {"hostagent"}
+    ranking = rank_suspects(digest)
+    names = {s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
+    assert "hostagent" not in names and {"edge-7", "render-4"} <= names
+    # The machine's own kernel lines joined it: it holds the series, the alert and the errors.
+    edge = next(s for s in ranking.ranked if s.service == "edge-7")
+    assert edge.anomalies and edge.alerts and edge.errors
+
+
+def test_the_machine_whose_own_table_filled_is_the_cause_and_the_busy_host_is_ruled_out() -> None:
+    draft = diagnose_digest(_ask(_edge()))
+    assert draft.root_cause is not None and draft.root_cause.service == "edge-7"
+    assert draft.root_cause.category == "saturation"
+    assert [r.service for r in draft.ruled_out] == ["render-4"]
+    # A probe's URL names its host, never its scheme.
+    assert "https" not in {s.service for s in rank_suspects(_edge()).ranked}
+
+
+def test_lines_of_no_known_machine_stay_their_streams() -> None:
+    ranking = rank_suspects(_edge(kernel_host="elsewhere-1"))
+    assert "kernel" in {s.service for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
+
+
+def test_a_job_that_logs_under_its_name_or_runs_on_one_machine_is_one_system() -> None:
+    digest = _edge()
+    logged = Digest(
+        anomalies=digest.anomalies,
+        alert_groups=digest.alert_groups,
+        log_patterns=[*digest.log_patterns, _line("hostagent", "info", "started", "2026-01-01T06:00:00Z", 3)],
+    )
+    assert machine_jobs(logged) == set()
+    one = Digest(anomalies=digest.anomalies, alert_groups=digest.alert_groups[1:])
+    assert machine_jobs(one) == set()
+
+
+def test_a_job_is_named_after_its_software_by_its_series_first() -> None:
+    assert software_named(
+        "hostagent", ["hostagent_load1", "rate(hostagent_cpu_seconds_total)"], ["HostCpuBusy"]
+    )
+    assert not software_named("checkout", ["http_requests_total", "process_cpu_seconds_total"], [])
+    assert software_named("sqlserverd", [], ["SqlserverDown"])  # no series: its alerts speak
+    assert not software_named("web", ["pg_up"], [])  # a word too short to tell
+
+
+def test_a_kernel_table_that_filled_is_exhaustion_in_the_machines_own_words() -> None:
+    def edge_score(text: str) -> float:
+        digest = _edge()
+        lines = [
+            replace(p, template=text, example=text) if p.service == "kernel" else p
+            for p in digest.log_patterns
+        ]
+        ranking = rank_suspects(
+            Digest(anomalies=digest.anomalies, alert_groups=digest.alert_groups, log_patterns=lines)
+        )
+        return next(s.score for s in ranking.ranked if s.service == "edge-7")
+
+    assert edge_score("nf_conntrack: table full, dropping packet") == edge_score("eth0: link flapped") + 1.5
+    assert (
+        edge_score("VFS: file-max limit reached: too many open files")
+        == edge_score("eth0: link flapped") + 1.5
+    )
