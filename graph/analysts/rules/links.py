@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling
-from graph.analysts.rules.vocabulary import GENERIC_CATEGORIES, categorize
+from graph.analysts.rules.vocabulary import GENERIC_CATEGORIES, categorize, readable
 from tools.facts import LogPattern
 
 # An error that says the failure is on the far side of a call (a proxy's upstream, a peer, a backend,
@@ -19,6 +19,9 @@ _RELAYED = re.compile(
     r"(?:connecting|handshak\w*|proxying|calling) to)\b",
     re.IGNORECASE,
 )
+# A call to a database failing, in a client's or driver's words; a system speaking of itself as one.
+_DATABASE_CALL = re.compile(r"\b(?:database|sql\w*|jdbc|db\w*command|dbcontext)\b", re.IGNORECASE)
+_DATABASE_SELF = re.compile(r"\b(?:\w*sql|database|db|pg)\b")
 
 
 def link_relayed(involved: Sequence[Suspect]) -> None:
@@ -48,6 +51,33 @@ def link_relayed(involved: Sequence[Suspect]) -> None:
             if source is not relay and modes.get(source.service) == mode:
                 source.relayed_by.setdefault(relay.service, patterns[0])
                 relay.blames.add(source.service)
+
+
+def link_database_callers(involved: Sequence[Suspect]) -> None:
+    """A caller whose errors say its database calls failed, naming no database ("Failed executing
+    DbCommand", "SQLTimeoutException"), waits on the one database in the incident: the system whose
+    own signals speak of a database (`azure_sql_dtu_consumption_percent`, `pg_` series)
+    and began before the caller's errors did."""
+    databases = [
+        s
+        for s in involved
+        if (s.alerts or s.anomalies) and not relays(s) and _DATABASE_SELF.search(readable(own_words(s)))
+    ]
+    for caller in involved:
+        patterns = [
+            p for p in _incident_patterns(caller) if _DATABASE_CALL.search(f"{p.template} {p.example}")
+        ]
+        surge = surge_of(caller)
+        if caller.blames or not patterns or surge is None:
+            continue
+        waited = [
+            s
+            for s in databases
+            if s is not caller and (began := signals_began(s)) is not None and began <= surge
+        ]
+        if len(waited) == 1:
+            waited[0].relayed_by.setdefault(caller.service, patterns[0])
+            caller.blames.add(waited[0].service)
 
 
 def link_same_kind(involved: Sequence[Suspect]) -> None:

@@ -15,6 +15,7 @@ from graph.analysts.rules.addresses import EVERY_MACHINE, address_owners, names_
 from graph.analysts.rules.aliases import names_host, namespace_aliases, proxied_backend
 from graph.analysts.rules.links import (
     causally_linked,
+    link_database_callers,
     link_precursors,
     link_relayed,
     link_same_kind,
@@ -98,6 +99,7 @@ def rank_suspects(
         herrings = [h for h in herrings if h is not suspect]
         involved.append(suspect)
     link_relayed(involved)
+    link_database_callers(involved)
     link_same_kind(involved)
     linked = causally_linked(involved) | link_precursors(involved)
     # Inside the window but with nothing tying it to the others: a bystander, never the root cause
@@ -395,6 +397,8 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
     ]
     # A system known to the caller only by the address its series are scraped at.
     names += [(address, owner, names_address) for address, owner in address_owners(suspects).items()]
+    # A name of several words in another spelling (`traffic-model` as a gRPC `TrafficModel/Predict`).
+    names += [(joined, name, names_joined) for name in suspects if (joined := _joined(name))]
     for suspect in suspects.values():
         own_jobs = {a.labels.get("job") for a in suspect.anomalies}
         own_jobs |= {g.labels.get("job") for g in suspect.alerts}
@@ -423,6 +427,17 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
                 if named is names_address and quoted is pattern:  # the line quoted holds the address
                     suspects[other].addressed_by.setdefault(suspect.service, name)
                 suspect.blames.add(other)
+
+
+def _joined(name: str) -> str | None:
+    """`traffic-model` -> `trafficmodel`: a name of two words or more, long enough to be its own."""
+    joined = re.sub(r"[-_]", "", name.lower())
+    return joined if joined != name.lower() and len(joined) >= 8 and joined.isalnum() else None
+
+
+def names_joined(text: str, joined: str) -> bool:
+    """Whether lower-cased `text` spells a name of several words as one (`TrafficModel`, `traffic_model`)."""
+    return re.search(rf"(?<![a-z0-9]){joined}(?![a-z0-9])", re.sub(r"[-_]", "", text)) is not None
 
 
 def _host_part(name: str) -> str | None:

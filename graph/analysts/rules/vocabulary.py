@@ -289,7 +289,8 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "parameters modified",
         ),
     ),
-    ("cpu_saturation", ("cpu", "throttl", "load average")),
+    # DTU and vCore: a managed database's compute units, spent like CPU.
+    ("cpu_saturation", ("cpu", "throttl", "load average", "dtu", "vcore")),
     (
         "slow_dependency",
         (

@@ -1,0 +1,152 @@
+"""A caller's errors point to its callee when they name it in another spelling or when they say a
+database call failed and one database in the incident began first."""
+
+from __future__ import annotations
+
+from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.suspects import names_joined, rank_suspects
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+
+
+def _ask(digest: Digest) -> DiagnoseRequest:
+    question = "the portal times out since 09:40, what is wrong?"
+    return DiagnoseRequest(
+        route=Route(route="complex", resolved_query=question),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T10:30:00Z",
+    )
+
+
+def _move(metric: str, service: str, at: str, labels: dict[str, str], base: float = 10) -> MetricAnomaly:
+    return MetricAnomaly(
+        evidence_id="metrics-2",
+        metric=metric,
+        labels=labels,
+        service=service,
+        baseline=base,
+        recent=100,
+        peak=100,
+        change_at=at,
+        direction="up",
+        ratio=100 / base,
+        score=50.0,
+    )
+
+
+def _alert(name: str, service: str, at: str, severity: str) -> AlertGroup:
+    return AlertGroup(
+        evidence_id="alerts-1",
+        alertname=name,
+        service=service,
+        severity=severity,
+        status="firing",
+        count=1,
+        instances=[],
+        first_started=at,
+        summary=f"{name} on {service}",
+        labels={"alertname": name, "service_name": service},
+    )
+
+
+def _errors(service: str, text: str, first: str, count: int = 40) -> LogPattern:
+    return LogPattern(
+        evidence_id="logs-2",
+        service=service,
+        level="error",
+        template=text,
+        count=count,
+        first_seen=first,
+        last_seen="2026-01-01T10:29:00Z",
+        example=text,
+    )
+
+
+def _portal(db_began: str) -> Digest:
+    """A portal whose database commands time out, beside a managed database at its compute limit."""
+    return Digest(
+        anomalies=[
+            _move(
+                "p99(http_server_request_duration_seconds)",
+                "portal",
+                "2026-01-01T09:39:00Z",
+                {"service_name": "portal"},
+            ),
+            _move(
+                "rate(http_server_errors_total)", "portal", "2026-01-01T09:39:00Z", {"service_name": "portal"}
+            ),
+            _move(
+                "vendor_sql_dtu_consumption_percent",
+                "claims-store",
+                db_began,
+                {"database_name": "claims-store"},
+            ),
+        ],
+        alert_groups=[
+            _alert("PortalLatencyHigh", "portal", "2026-01-01T09:45:00Z", "page"),
+            _alert("PortalErrorRate", "portal", "2026-01-01T09:47:00Z", "page"),
+            _alert("VendorSqlDtuHigh", "claims-store", "2026-01-01T09:44:00Z", "critical"),
+        ],
+        log_patterns=[
+            _errors(
+                "portal",
+                "Failed executing DbCommand (30004ms) CommandTimeout='30' SELECT ...",
+                "2026-01-01T09:39:09Z",
+            ),
+            _errors("portal", "HTTP GET /claims responded 500 in 30012 ms", "2026-01-01T09:39:10Z", 58),
+        ],
+    )
+
+
+def test_a_caller_whose_database_calls_fail_waits_on_the_database_that_began_first() -> None:
+    draft = diagnose_digest(_ask(_portal(db_began="2026-01-01T09:38:00Z")))
+    assert draft.root_cause is not None and draft.root_cause.service == "claims-store"
+    assert draft.root_cause.category == "cpu_saturation"  # a DTU is a managed database's compute unit
+
+
+def test_a_database_whose_trouble_began_after_the_callers_errors_is_not_what_they_waited_on() -> None:
+    ranking = rank_suspects(_portal(db_began="2026-01-01T10:20:00Z"))
+    store = next(
+        s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet] if s.service == "claims-store"
+    )
+    assert not store.relayed_by
+
+
+def test_a_name_of_several_words_is_named_in_another_spelling() -> None:
+    assert names_joined("rpc traffic.v2.trafficmodel/predictsegments failed", "trafficmodel")
+    assert names_joined("call to traffic_model timed out", "trafficmodel")
+    assert not names_joined("the trafficmodeller job", "trafficmodel")
+    digest = Digest(
+        anomalies=[
+            _move(
+                "p99(rpc_server_duration_milliseconds)",
+                "traffic-model",
+                "2026-01-01T09:55:00Z",
+                {"service_name": "traffic-model"},
+            ),
+            _move(
+                "p99(http_server_request_duration_seconds)",
+                "eta-api",
+                "2026-01-01T09:56:00Z",
+                {"service_name": "eta-api"},
+            ),
+            _move(
+                "rate(http_server_errors_total)",
+                "eta-api",
+                "2026-01-01T09:56:00Z",
+                {"service_name": "eta-api"},
+            ),
+        ],
+        alert_groups=[_alert("EtaApiLatencyHigh", "eta-api", "2026-01-01T10:07:00Z", "page")],
+        log_patterns=[
+            _errors(
+                "eta-api",
+                '4 DEADLINE_EXCEEDED rpc="traffic.v2.TrafficModel/PredictSegments"',
+                "2026-01-01T09:57:00Z",
+            ),
+            _errors("eta-api", "request /v1/eta failed after 800 ms", "2026-01-01T09:57:00Z"),
+        ],
+    )
+    ranking = rank_suspects(digest)
+    assert ranking.ranked[0].service == "traffic-model" and "eta-api" in ranking.ranked[0].blamed_by
