@@ -19,7 +19,7 @@ from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
-from graph.analysts.rules.suspects import carries, near_change, rank_suspects
+from graph.analysts.rules.suspects import carries, changes_near, rank_suspects
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
 from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, MORE_IS_BETTER, ROLLOUT, categorize
 from tools.digest.labels import parse_instant
@@ -189,7 +189,7 @@ def _decisive_changes(root: Suspect, onset: datetime | None) -> list[LogPattern]
     """The change lines nearest before the onset, rollouts and version starts first."""
     if onset is None:
         return []
-    near = [p for p in root.changes if near_change(p, onset)]
+    near = changes_near(root, onset)
     # A line that names the version it brought says the most ("image .../consumer:3.9.0").
     near.sort(
         key=lambda p: (not ROLLOUT.search(p.example), not _VERSION.search(p.example), -_stamp(p.last_seen))
@@ -253,7 +253,7 @@ def _alert_only(root: Suspect) -> bool:
 
 
 def _changed(root: Suspect) -> bool:
-    return bool(root.onset and any(near_change(p, root.onset) for p in root.changes))
+    return bool(root.onset and changes_near(root, root.onset))
 
 
 def _without_standing_alerts(root: Suspect, ranking: Ranking) -> Suspect:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from tools.digest.labels import parse_instant
@@ -22,7 +23,7 @@ MAX_WINDOW_MINUTES = 24 * 60  # the tools' default max_range_minutes
 # "since ~2pm", "since around 14:05", "started at 9", "from 13:50": a clock time the trouble began at,
 # never a duration ("since 2 days", "for 15 minutes").
 _STATED = re.compile(
-    r"\b(?:since|from|after|started|starting|began|beginning)\s+(?:at\s+)?"
+    r"\b(?:since|from|after|started|starting|began|beginning|around|about|at)\s+(?:at\s+)?"
     r"(?:~\s*|about\s+|around\s+|roughly\s+|approx\.?\s+)?"
     r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm)?(?P<after>(?:\s*\S+)?)",
     re.IGNORECASE,
@@ -34,6 +35,19 @@ _AFTER_HOUR = re.compile(
 )
 # A clock time in another zone, or on another day: the world's clock cannot place it; the default stays.
 _ELSEWHEN = re.compile(r"^\s*(?:yesterday|last\b|tomorrow|[A-Z]{2,4}T\b|[+-]\d{2}:?\d{2})")
+
+
+def change_window(question: str, now: str, began: Sequence[str | None], lead: timedelta) -> int:
+    """Minutes back from now that reach `lead` before the first of `began` (when the series say the
+    trouble began): the change that began it is read even when it came long before the question's
+    window (a release at 06:03, its slow inserts from 06:26, the question asked at 08:15)."""
+    window = read_window(question, now)
+    moment = parse_instant(now)
+    starts = [t for t in (parse_instant(b) for b in began if b) if t is not None]
+    if moment is None or not starts:
+        return window
+    needed = math.ceil((moment - min(starts) + lead).total_seconds() / 60)
+    return max(window, min(needed, MAX_WINDOW_MINUTES))
 
 
 def stated_onset(question: str, now: datetime) -> datetime | None:

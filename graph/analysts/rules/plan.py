@@ -14,10 +14,10 @@ from typing import Any
 
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
 from graph.analysts.rules.introspection import introspection_calls
-from graph.analysts.rules.onset import read_window
+from graph.analysts.rules.onset import change_window, read_window
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import resource_name
-from graph.analysts.rules.suspects import mentions
+from graph.analysts.rules.suspects import CHANGE_LEAD, mentions
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
 from tools.facts import Digest
 from tools.toolbox.catalog import TOOLS_BY_NAME
@@ -109,7 +109,9 @@ def plan_followup(request: PlanRequest) -> Plan:
     if request.route.route != "complex":
         return Plan()
     # Round 2's errors may implicate a database only now (repeats of round 2's calls are dropped).
-    window = read_window(request.route.resolved_query, request.now)
+    # Events and mentions are read back to before the first move round 2 saw: the change behind it.
+    began = [a.change_at for a in request.digest.anomalies]
+    window = change_window(request.route.resolved_query, request.now, began, CHANGE_LEAD)
     calls = introspection_calls(request) + _event_calls(request, window) + _mention_calls(request, window)
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)

@@ -541,7 +541,7 @@ def _score(suspect: Suspect, involved: Sequence[Suspect], start: datetime, focus
     score -= 2.0 * len(suspect.blames & names)
     score += 3.0 if suspect.held_by_sql else 0.0
     onset = suspect.onset or start
-    if any(_near_change(p, onset) for p in suspect.changes) or any(
+    if changes_near(suspect, onset) or any(
         onset - CHANGE_LEAD <= t <= onset + RESTART_SLACK for t in suspect.restarts()
     ):
         score += 2.0
@@ -566,12 +566,17 @@ def _exhaustion_in_own_words(errors: Sequence[LogPattern]) -> bool:
     return bool(text) and (categorize(text, changed=False) in EXHAUSTED or RAN_OUT.search(text) is not None)
 
 
-def near_change(pattern: LogPattern, onset: datetime) -> bool:
-    """A change line seen up to CHANGE_LEAD before the onset (or just after it)."""
-    return _near_change(pattern, onset)
+def changes_near(suspect: Suspect, onset: datetime) -> list[LogPattern]:
+    """Its change lines near its onset or near its first trouble, which may have crept in before the
+    densest minutes (a release at 06:03, its own first slow-write warnings at 06:30, everyone's
+    errors from 06:56): any of its own error or warning lines, however few."""
+    first_lines = [t for p in suspect.errors if not p.origin and (t := instant(p.first_seen)) is not None]
+    crept = min([t for t in [*suspect.events(), *first_lines] if t < onset], default=onset)
+    return [p for p in suspect.changes if _near_change(p, onset) or _near_change(p, crept)]
 
 
 def _near_change(pattern: LogPattern, onset: datetime) -> bool:
+    """A change line seen up to CHANGE_LEAD before the onset (or just after it)."""
     first, last = instant(pattern.first_seen), instant(pattern.last_seen)
     if first is not None and onset - CHANGE_LEAD <= first <= onset + timedelta(minutes=5):
         return True

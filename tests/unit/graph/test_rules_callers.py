@@ -3,9 +3,12 @@ database call failed and one database in the incident began first."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from graph.analysts.base import DiagnoseRequest, Route
 from graph.analysts.rules.diagnose import diagnose_digest
-from graph.analysts.rules.suspects import names_joined, rank_suspects
+from graph.analysts.rules.suspect import Suspect
+from graph.analysts.rules.suspects import changes_near, names_joined, rank_suspects
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 
@@ -150,3 +153,49 @@ def test_a_name_of_several_words_is_named_in_another_spelling() -> None:
     )
     ranking = rank_suspects(digest)
     assert ranking.ranked[0].service == "traffic-model" and "eta-api" in ranking.ranked[0].blamed_by
+
+
+def test_a_release_is_measured_to_its_systems_first_warnings_not_only_to_everyones_errors() -> None:
+    """A release at 06:03; its own first slow-write warnings at 06:30; rejects for everyone from 06:56."""
+
+    def digest(first_warning: str) -> Digest:
+        return Digest(
+            anomalies=[
+                _move(
+                    "rate(ingest_insert_errors_total)", "ingest", "2026-01-01T06:56:00Z", {"job": "ingest"}
+                ),
+                _move(
+                    "rate(store_rejected_inserts_total)",
+                    "store-1",
+                    "2026-01-01T06:56:00Z",
+                    {"job": "store-1"},
+                ),
+            ],
+            alert_groups=[_alert("StoreRejectingInserts", "store-1", "2026-01-01T06:58:00Z", "critical")],
+            log_patterns=[
+                _errors(
+                    "ingest", "insert failed (replica store-1): too many parts", "2026-01-01T06:56:23Z", 125
+                ),
+                _errors("ingest", "slow insert: 4.1s for 500 rows", first_warning, 10),
+                replace(
+                    _errors(
+                        "deployer",
+                        "app ingest: Deployment ingest image reg/ingest:2.13.2 -> reg/ingest:2.14.0",
+                        "2026-01-01T06:03:41Z",
+                        1,
+                    ),
+                    level="info",
+                    last_seen="2026-01-01T06:03:41Z",
+                ),
+            ],
+        )
+
+    def ingest(first_warning: str) -> Suspect:
+        ranking = rank_suspects(digest(first_warning))
+        return next(s for s in ranking.ranked if s.service == "ingest")
+
+    early, late = ingest(first_warning="2026-01-01T06:30:29Z"), ingest(first_warning="2026-01-01T06:56:30Z")
+    assert early.onset is not None and late.onset is not None
+    assert [p.template for p in changes_near(early, early.onset)] == [early.changes[0].template]
+    assert changes_near(late, late.onset) == []  # a release an hour before the trouble began nothing
+    assert early.score == late.score + 2.0

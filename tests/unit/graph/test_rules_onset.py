@@ -10,7 +10,8 @@ import pytest
 
 from graph.analysts.base import Discovery, PlanRequest, Route
 from graph.analysts.rules.onset import WINDOW_MINUTES, read_window, stated_onset
-from graph.analysts.rules.plan import plan_targeted
+from graph.analysts.rules.plan import plan_followup, plan_targeted
+from tools.facts import Digest, MetricAnomaly
 
 NOW = datetime(2027, 8, 9, 15, 40, tzinfo=UTC)
 
@@ -33,6 +34,9 @@ NOW = datetime(2027, 8, 9, 15, 40, tzinfo=UTC)
         ("started 2 weeks ago", None),
         ("since 3pm yesterday", None),  # another day, another zone: the world's clock cannot place it
         ("since 14:00 CET", None),
+        ("dashboards stopped updating around 07:00", datetime(2027, 8, 9, 7, 0, tzinfo=UTC)),
+        ("it went down at 9, why?", datetime(2027, 8, 9, 9, 0, tzinfo=UTC)),
+        ("at 5 replicas it is fine", None),  # a count
     ],
 )
 def test_a_stated_start_is_the_latest_such_moment_not_after_now(
@@ -58,5 +62,29 @@ def test_the_targeted_reads_cover_an_hour_before_the_stated_start() -> None:
     windows = {c.args.get("window_minutes") for c in plan_targeted(request).calls}
     assert windows == {160}
     assert {c.args.get("window_minutes") for c in plan_targeted(replace(request, now="")).calls} == {
+        WINDOW_MINUTES
+    }
+
+
+def test_the_follow_up_reads_events_from_half_an_hour_before_the_first_move() -> None:
+    """A release at 13:00 began a slow climb from 13:20; the question, at 15:40, states no start."""
+    move = MetricAnomaly(
+        "metrics-3", "flush_duration_seconds", {"job": "ingest"}, "ingest", 0.05, 4.3, 4.5,
+        "2027-08-09T13:20:00Z", "up", 86.0, 50.0,
+    )  # fmt: skip
+    request = PlanRequest(
+        route=Route(route="complex", resolved_query="why are the dashboards stale?"),
+        round=3,
+        tool_names=["query_logs"],
+        datasources=[],
+        remaining_tool_calls=40,
+        discovery=Discovery(log_services=["ingest", "deployer"]),
+        digest=Digest(anomalies=[move]),
+        now="2027-08-09T15:40:00Z",
+    )
+    windows = {c.args.get("window_minutes") for c in plan_followup(request).calls if c.tool == "query_logs"}
+    assert windows == {170}  # 140 minutes back to the move, and the half hour a change may lead it
+    early = replace(request, digest=Digest(anomalies=[replace(move, change_at="2027-08-09T15:00:00Z")]))
+    assert {c.args.get("window_minutes") for c in plan_followup(early).calls if c.tool == "query_logs"} == {
         WINDOW_MINUTES
     }
