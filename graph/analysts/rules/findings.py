@@ -25,6 +25,7 @@ def number(value: float) -> str:
 
 
 _QUOTED_HEAD = 12  # a slice's text before an inner double quote that is worth quoting alone
+_MESSAGE_KEYS = ("msg", "message", "@m", "@mt")  # a structured line's own words, in that order
 
 
 def quote(text: str, most: int = MAX_QUOTE) -> str:
@@ -35,6 +36,8 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
     of a long error line is often what went wrong ("...; Duplicate entry '88412' for key ...").
     """
     text = " ".join(text.split())
+    if len(text) > most:  # a long structured line is quoted by its message
+        text = message_of(text) or text
     if len(text) <= most:
         return text if _pairs_up(text) else _paired(text)
     _, separator, tail = text.rpartition("; ")
@@ -42,6 +45,17 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
         head = _paired(text[: most - len(tail) - len(_GAP)].rsplit(" ", 1)[0])
         return f"{head}{_GAP}{tail}"
     return _paired(text[:most].rsplit(" ", 1)[0])
+
+
+def message_of(line: str) -> str | None:
+    """The message of a structured line, verbatim: a JSON line's `msg`, `message` or Serilog's `@m` /
+    `@mt`, a logfmt line's `msg="..."`, when it says something (a quote of `{"time":"2027-...` says
+    nothing). None for a plain line or a message with escapes (not a verbatim slice once unescaped)."""
+    for key in _MESSAGE_KEYS:
+        said = rf'(?:"{re.escape(key)}"\s*:\s*|\b{re.escape(key)}=)"([^"\\]{{{_QUOTED_HEAD},}})"'
+        if found := re.search(said, line):
+            return found.group(1)
+    return None
 
 
 def _pairs_up(text: str) -> bool:

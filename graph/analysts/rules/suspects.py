@@ -34,6 +34,7 @@ from graph.analysts.rules.suspect import (
     troubling,
 )
 from graph.analysts.rules.vocabulary import (
+    AUTH_REFUSED,
     CHANGE,
     ERROR_LEVELS,
     EVENT,
@@ -404,6 +405,9 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
         own_jobs |= {g.labels.get("job") for g in suspect.alerts}
         for pattern in suspect.errors:
             text = f"{pattern.template} {pattern.example}".lower()
+            # Its own credentials refused: the server it names did its job, and its refusals are the
+            # caller's trouble (as a server's report naming its waiting client is).
+            refused = AUTH_REFUSED.search(text) is not None
             hits = [
                 (name, other, named)
                 for name, other, named in names
@@ -417,7 +421,7 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
                 # some system's name ("Connection to node 2 (10.20.4.12:9092)") is not a second one.
                 hits = [hit for hit in hits if hit[2] is not mentions]
             for name, other, named in hits:
-                if _named_as_waiter(text, name) or _named_as_client(text, name):
+                if refused or _named_as_waiter(text, name) or _named_as_client(text, name):
                     # A server's report names who waits on it ("blocked process report: blocked
                     # spid 417 (quote-svc, ...)"): that caller is the victim, the server upstream
                     # (no words of the caller's to cite: it only points to the server).

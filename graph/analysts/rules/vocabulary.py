@@ -287,6 +287,13 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "parameter group",
             "parameter change",
             "parameters modified",
+            # A login refused: the caller's credentials (a rotated secret, a wrong password) are wrong.
+            "invalid credentials",
+            "authentication failed",
+            "login failed",
+            "login refused",
+            "unauthorized",
+            "access denied",
         ),
     ),
     # DTU and vCore: a managed database's compute units, spent like CPU.
@@ -357,6 +364,13 @@ UNKNOWN_CATEGORY = "unclassified"
 # A machine resource that ran out where the lines were written (no space left, out of memory): said in
 # a system's own errors, a cause; a pool's exhaustion may be a slow callee's symptom, so not here.
 EXHAUSTED = frozenset({"disk_full", "memory_leak"})
+# A login or request refused for its credentials: said on either side of a call, it is the caller's
+# credentials that are wrong, never the refusing server that failed.
+AUTH_REFUSED = re.compile(
+    r"invalid credentials|authentication failed|login (?:failed|refused)|access denied|"
+    r"\bunauthori[sz]ed\b|password authentication failed|username or password",
+    re.IGNORECASE,
+)
 # A machine's own table or limit that filled, in the kernel's or runtime's words: exhaustion the way
 # a full disk is, whatever category the rest of the lines speak of.
 RAN_OUT = re.compile(
@@ -439,6 +453,10 @@ def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
         _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} ") for signal in text.split("\n")
     )
     best, best_hits = _best(lowered, CATEGORIES)
+    if best == "crashloop":
+        # A crash loop is how a failure shows, not what failed: its lines' reason wins when they give one.
+        reason, reason_hits = _best(lowered, [c for c in CATEGORIES if c[0] not in GENERIC_CATEGORIES])
+        best = reason if reason_hits else best
     if not best_hits:
         best = (
             DEPLOY_CATEGORY

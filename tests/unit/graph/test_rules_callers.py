@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from graph.analysts.base import DiagnoseRequest, Route
 from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.findings import message_of, quote
 from graph.analysts.rules.suspect import Suspect
 from graph.analysts.rules.suspects import changes_near, names_joined, rank_suspects
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
@@ -199,3 +200,56 @@ def test_a_release_is_measured_to_its_systems_first_warnings_not_only_to_everyon
     assert [p.template for p in changes_near(early, early.onset)] == [early.changes[0].template]
     assert changes_near(late, late.onset) == []  # a release an hour before the trouble began nothing
     assert early.score == late.score + 2.0
+
+
+def _crash_loop(worker_line: str) -> Digest:
+    """A worker crash-loops after a credential rotation; the broker refuses its login."""
+    return Digest(
+        anomalies=[
+            _move(
+                "kube_deployment_status_replicas_unavailable",
+                "worker",
+                "2026-01-01T08:21:00Z",
+                {"job": "kube-state-metrics", "namespace": "media", "deployment": "worker"},
+            )
+        ],
+        alert_groups=[_alert("KubePodCrashLooping", "worker", "2026-01-01T08:36:00Z", "warning")],
+        log_patterns=[
+            _errors("worker", worker_line, "2026-01-01T08:20:58Z", 24),
+            _errors(
+                "worker",
+                "fatal: cannot start without a broker connection, exiting",
+                "2026-01-01T08:20:58Z",
+                24,
+            ),
+            _errors(
+                "msgbus",
+                "PLAIN login refused: user 'transcode' - invalid credentials",
+                "2026-01-01T08:20:58Z",
+                24,
+            ),
+        ],
+    )
+
+
+def test_a_login_refused_is_the_callers_credentials_not_the_refusing_servers_failure() -> None:
+    refused = '{"level":"ERROR","msg":"broker login failed: invalid credentials","broker":"amqp://msgbus:5672/media"}'
+    draft = diagnose_digest(_ask(_crash_loop(refused)))
+    assert draft.root_cause is not None and draft.root_cause.service == "worker"
+    # The crash loop is how it shows; the refused login is why.
+    assert draft.root_cause.category == "configuration_error"
+    # A failure of the far side is still the far side's.
+    failed = '{"level":"ERROR","msg":"broker connection failed: connection reset","broker":"amqp://msgbus:5672/media"}'
+    assert (
+        "worker"
+        in next(s for s in rank_suspects(_crash_loop(failed)).ranked if s.service == "msgbus").blamed_by
+    )
+
+
+def test_a_long_structured_line_is_quoted_by_its_message() -> None:
+    line = '{"time":"2027-09-14T08:20:58.709Z","level":"ERROR","host":"transcode-worker-6f9c7d8b5-x2kqp",'
+    line += '"msg":"broker login failed: invalid credentials"}'
+    assert quote(line) == "broker login failed: invalid credentials"
+    logfmt = f'time=2027-09-14T08:20:06Z level=error msg="failed to update the user password" {"x=1 " * 30}'
+    assert quote(logfmt) == "failed to update the user password"
+    assert message_of('{"msg":"escaped \\"inner\\" quotes in a long enough message"}') is None  # not verbatim
