@@ -57,9 +57,12 @@ _UNQUOTED = (
     r"(?!(?:null|true|false|none)\b|[=:>])(?=[^\s,;\"'\\&(){}\[\]<>|]*[A-Za-z0-9])"
     r"(?P<uv>[^\s,;\"'\\&(){}\[\]<>|]+)"
 )
+# A host and its port (`authn-03:9100`, `auth-api:8080`): a name with a hyphen or a digit, a colon and
+# a port number, never a key and its secret.
+_HOST_PORT = r"(?![\w.-]{0,48}[-\d][\w.-]{0,48}:\d{1,5}(?![\w.:]))"
 _KEY_VALUE = re.compile(
     # Key names are short: a bounded rest, never given back, keeps "pwdpwdpwd..." linear.
-    rf"(?i)(?:{KEY_STEMS})[\w.-]{{0,48}}+\]?(?P<kq>\\*[\"'])?"
+    rf"(?i)(?:{KEY_STEMS}){_HOST_PORT}[\w.-]{{0,48}}+\]?(?P<kq>\\*[\"'])?"
     rf"(?:[ \t]*(?::=|=>|==|!=|<>|[=:])[ \t]*|[ \t]+(?:is|was)[ \t]+(?!(?:{_PROSE_WORDS})\b))"
     rf"(?:{_QUOTED}|{_UNQUOTED})"
 )

@@ -34,6 +34,11 @@ def scoped_service(
     if digest is not None:
         named += _owners_named(question, digest)
     named = list(dict.fromkeys(named))
+    if len(named) > 1 and digest is not None:
+        # The alert named and the system it is about, named beside it ("the SSLCertExpiringSoon alert
+        # for statements.example"): one thing, known by what the alert is about, not its job.
+        about = _alerts_about(question, digest, named)
+        named = [name for name in named if name not in about] or named
     if len(named) > 1 and (asked := _ASKED_ABOUT.search(question)):
         # "Kafka brokers lose their sessions: what is wrong with the ZooKeeper side?" asks about one.
         named = [name for name in named if name.lower() == asked.group(1).lower()] or named
@@ -137,6 +142,18 @@ _SUBJECT = re.compile(
 _NAME_LIKE = re.compile(r"[-_.\d]")
 
 _ASKED_ABOUT = re.compile(rf"\b{_WRONG_WITH}([\w.-]+)", re.IGNORECASE)
+
+
+def _alerts_about(question: str, digest: Digest, named: Sequence[str]) -> set[str]:
+    """The systems of named alerts whose labels hold another name the question names (its host)."""
+    jobs: set[str] = set()
+    for group in named_alert_groups(question, digest):
+        values = {v.lower() for v in group.labels.values()} | {
+            v.lower().rsplit(":", 1)[0] for v in group.labels.values()
+        }
+        if group.service and any(n != group.service and n.lower() in values for n in named):
+            jobs.add(group.service)
+    return jobs
 
 
 def _owners_named(question: str, digest: Digest) -> list[str]:

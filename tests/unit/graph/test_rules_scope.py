@@ -161,3 +161,33 @@ def test_a_chat_question_about_two_services_keeps_the_incident_root_cause() -> N
     draft = _diagnose(_incident(), question, ["batch-job"])
     assert draft.root_cause is not None and draft.root_cause.service == "ledger"
     assert "batch-job" in [item.service for item in draft.ruled_out]
+
+
+def test_an_alert_named_with_the_host_it_is_about_is_scoped_to_that_host() -> None:
+    probe = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="SSLCertExpiringSoon",
+        service="blackbox-tls",
+        severity="warning",
+        status="firing",
+        count=1,
+        instances=["statements.example.test:443"],
+        first_started="2026-01-01T08:00:00Z",
+        summary="SSL certificate will expire soon",
+        labels={
+            "alertname": "SSLCertExpiringSoon",
+            "job": "blackbox-tls",
+            "instance": "statements.example.test:443",
+        },
+    )
+    digest = Digest(alert_groups=[probe])
+    question = "Do we need to act on the SSLCertExpiringSoon alert for statements.example.test?"
+    known = ["statements.example.test", "blackbox-tls"]
+    assert scoped_service(question, [], known, digest) == "statements.example.test"
+    # Two systems the question names, neither the other's alert: no scope.
+    assert (
+        scoped_service(
+            "is the SSLCertExpiringSoon alert why logins fail on auth-api?", [], [*known, "auth-api"], digest
+        )
+        is None
+    )

@@ -189,6 +189,10 @@ def test_the_reported_misses_are_masked(text: str, secret: str) -> None:
         '{"message": "password:", "next": "x"}',
         "sum $12.50 for *bold* text and md5 checksum ok",
         "placeholders stay: password=*** and SUPERBIZ_MODEL__API_KEY=... in the docs",
+        # A host named like a key, and its port: `job=node instance=authn-03:9100`, `auth-api:8080`.
+        "job=node instance=authn-03:9100 up",
+        "GET http://auth-api:8080/healthz 200",
+        "scrape of tokenizer-2:9187 failed",
     ],
 )
 def test_ordinary_log_text_is_left_alone(line: str) -> None:
