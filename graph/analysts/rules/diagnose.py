@@ -14,7 +14,7 @@ from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation,
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.addresses import carrying
 from graph.analysts.rules.links import pointed_at_by
-from graph.analysts.rules.members import software_host, trouble_member
+from graph.analysts.rules.members import software_host, trouble_member, trouble_pod
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
 from graph.analysts.rules.statement import signal_phrases
@@ -80,7 +80,7 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     # A system of several members whose trouble is one member's is named by that member; a system
     # known only by its software's name, by the machine it runs on (unless the question calls it so).
     member = trouble_member(root, digest) or (None if root.service in focus else software_host(root))
-    statement = _statement(told, ranking, category, member)
+    statement = _statement(told, ranking, category, member, pod=None if member else trouble_pod(root))
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
     cited += [f for f in aside if f.evidence_ids]
     name = member or root.service
@@ -266,15 +266,20 @@ def _without_standing_alerts(root: Suspect, ranking: Ranking) -> Suspect:
     return replace(root, alerts=current) if len(current) < len(root.alerts) and others else root
 
 
-def _statement(root: Suspect, ranking: Ranking, category: str, member: str | None = None) -> str:
-    """The implicated identity (the `member` of it, when the trouble is one member's) and its
-    strongest signals in their own words; the links that tie it to the others after them."""
+def _statement(
+    root: Suspect, ranking: Ranking, category: str, member: str | None = None, *, pod: str | None = None
+) -> str:
+    """The implicated identity (the `member` of it, when the trouble is one member's; the `pod` of a
+    workload where it is confined) and its strongest signals in their own words; the links that tie
+    it to the others after them."""
     # Where exactly (instance, mountpoint, database...): an exporter's job name alone names nothing.
     where = say.where_of(root.service, [i for g in root.alerts for i in g.identities], most=1)
     hosts = {p.host for p in root.errors if p.host and p.host != root.service}
     if not where and len(hosts) == 1:
         where = f"host={hosts.pop()}"  # a kernel or syslog stream: the machine its lines came from
-    place = ", ".join(filter(None, [f"member of {root.service}" if member else "", where]))
+    place = ", ".join(
+        filter(None, [f"member of {root.service}" if member else "", f"pod {pod}" if pod else "", where])
+    )
     at = f" ({place})" if place else ""
     name = member or root.service
     signals = signal_phrases(root, _decisive_changes(root, root.onset))

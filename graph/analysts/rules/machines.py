@@ -45,8 +45,8 @@ def without_port(instance: str) -> str:
 
 def machine_jobs(digest: Digest) -> set[str]:
     """Jobs named after their software whose series and alerts come from two machines or more, when
-    no log stream speaks under the job's name: a cluster that logs as one system (its members'
-    lines under `service=<job>`) is one system of several members, not several machines."""
+    no log stream speaks under the job's name (or a name holding it): a cluster that logs as one
+    system (its members' lines under `service=<job>`) is one system of several members."""
     metrics: dict[str, list[str]] = {}
     alertnames: dict[str, list[str]] = {}
     hosts: dict[str, set[str]] = {}
@@ -62,12 +62,12 @@ def machine_jobs(digest: Digest) -> set[str]:
             metrics.setdefault(job, []).append(metric)
         if alertname is not None:
             alertnames.setdefault(job, []).append(alertname)
-    streams = {p.service for p in digest.log_patterns}
+    streams = [p.service.lower() for p in digest.log_patterns if p.service]
     return {
         job
         for job, seen in hosts.items()
         if len(seen) >= 2
-        and job not in streams
+        and not any(job.lower() in stream for stream in streams)  # `apiserver` logs as `kube-apiserver`
         and software_named(job, metrics.get(job, []), alertnames.get(job, []))
     }
 

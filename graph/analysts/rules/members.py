@@ -23,6 +23,7 @@ from tools.identity import DEFAULT_IDENTITY
 # Labels that name one member of a system (the node, broker or host it runs as), best first.
 MEMBER_KEYS = ("name", "nodename", "node", "hostname", "host", "server", "broker", "member")
 _CONFINED = 2 / 3  # the share of the trouble one member must hold
+_EVEN = 1.5  # moves within this factor of each other on every member are one move of the whole
 _WORKLOAD_KEYS = ("pod", "container", "deployment", "statefulset", "daemonset")
 # The identity labels that name a system outright, ranked before its scrape job.
 _NAME_KEYS = DEFAULT_IDENTITY.labels[: DEFAULT_IDENTITY.labels.index("exported_job")]
@@ -51,26 +52,38 @@ def trouble_member(root: Suspect, digest: Digest) -> str | None:
     return best
 
 
+def trouble_pod(root: Suspect) -> str | None:
+    """The one pod of a workload its moving series hold (`etcd-cp-2` of three): a detail of where,
+    not a new name, since the workload is what its owners call it."""
+    if not any("pod" in labels for labels in root.label_sets()):
+        return None
+    return _moving_member(root, pods=True)
+
+
 def _beside_whole(root: Suspect, member: str) -> bool:
     return any(_member_key(a.labels) == member for a in root.anomalies) and any(
         not _member_key(a.labels) for a in root.anomalies
     )
 
 
-def _moving_member(root: Suspect) -> str | None:
+def _moving_member(root: Suspect, *, pods: bool = False) -> str | None:
     """The member whose series hold the move: of every metric read on several members, one member
-    moved (two thirds of the metric's change); a metric read on one member only is that member's."""
+    moved (two thirds of the metric's change); a metric read on one member only is that member's;
+    one that moved alike on every member, beside others that did not, is the whole's and says nothing."""
     by_metric: dict[str, dict[str, float]] = {}
     # Series that name their member (`name=es-data-4`) beside series of the whole (a cluster's health,
     # read from one exporter's address): the members are the named ones, the address is the exporter's.
     named = [a for a in root.anomalies if _member_key(a.labels)]
     whole = len(named) < len(root.anomalies) and bool(named)
     for anomaly in named if whole else root.anomalies:
-        if (member := _series_member(anomaly.labels)) is not None:
+        member = _name(anomaly.labels.get("pod", "")) if pods else _series_member(anomaly.labels)
+        if member is not None:
             moved = by_metric.setdefault(anomaly.metric, {})
             moved[member] = moved.get(member, 0.0) + abs(anomaly.recent - anomaly.baseline)
     leaders: set[str] = set()
     for moved in by_metric.values():
+        if len(moved) >= 2 and min(moved.values()) * _EVEN >= max(moved.values()) and len(by_metric) > 1:
+            continue  # the same move on every member (a leader election all of them saw): the whole's
         total = sum(moved.values())
         leader = max(moved, key=lambda m: moved[m])
         if total <= 0 or moved[leader] < _CONFINED * total:

@@ -294,7 +294,17 @@ def _hosts_named_by_errors(digest: Digest) -> set[str]:
         for p in digest.log_patterns
         if (p.level or "").lower() in ERROR_LEVELS | WARN_LEVELS and not p.origin
     ]
-    return {host for host in hosts if len(host) >= 4 and any(mentions(text, host) for text in texts)}
+    # A machine several jobs are scraped at (an API server and its store on one control-plane node)
+    # hosts several systems: a line naming the machine does not say which one.
+    jobs: dict[str, set[str]] = {}
+    for labels in [*(a.labels for a in digest.anomalies), *(g.labels for g in digest.alert_groups)]:
+        if (instance := labels.get("instance")) and (job := labels.get("job")):
+            jobs.setdefault(instance.rsplit(":", 1)[0], set()).add(job)
+    return {
+        host
+        for host in hosts
+        if len(host) >= 4 and len(jobs.get(host, ())) <= 1 and any(mentions(text, host) for text in texts)
+    }
 
 
 def _named_instance(labels: Mapping[str, str], streams: set[str], service: str | None) -> str | None:

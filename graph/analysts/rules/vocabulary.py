@@ -330,6 +330,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "io time",
             "blockio",  # every spelling of disk I/O, folded (`_DISK_IO`)
             "fsync",
+            "fdatasync",
             "nvme",
         ),
     ),
@@ -417,7 +418,11 @@ CATEGORY_ADVICE: dict[str, str] = {
 
 
 _DISK_IO = re.compile(
-    r"disk[\s_]*i/?o(?![a-z])|disk[\s_]*io|disk[\s_]*(?:slow|stall)|slow[\s_]+disk", re.IGNORECASE
+    r"disk[\s_]*i/?o(?![a-z])|disk[\s_]*io|disk[\s_]*(?:slow|stall)|slow[\s_]+disk"
+    # The time a disk's writes or syncs take (`disk_wal_fsync_duration_seconds`, `disk_backend_commit_
+    # duration`): a disk that is slow, not full.
+    r"|disk(?:[\s_]+[a-z]+){0,3}?[\s_]+(?:duration|latency|fsync|fdatasync|await)",
+    re.IGNORECASE,
 )
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[_.:/]+")

@@ -177,3 +177,72 @@ def test_a_kernel_table_that_filled_is_exhaustion_in_the_machines_own_words() ->
         edge_score("VFS: file-max limit reached: too many open files")
         == edge_score("eth0: link flapped") + 1.5
     )
+
+
+def _store(pod: str, metric: str, base: float, now: float, host: str) -> MetricAnomaly:
+    return replace(
+        _series(metric, f"{host}:2379", base, now, job="kvstore"),
+        labels={"job": "kvstore", "instance": f"{host}:2379", "namespace": "kube-system", "pod": pod},
+        service="kvstore",
+    )
+
+
+def test_the_pod_of_a_workload_that_holds_the_move_is_named_beside_it() -> None:
+    """One member's disk is slow; a leader election every member saw moved them all alike."""
+    moves = [
+        _store("kvstore-cp-2", "p99(kvstore_disk_wal_fsync_duration_seconds)", 0.009, 1.6, "10.0.0.12"),
+        _store("kvstore-cp-2", "p99(kvstore_disk_backend_commit_duration_seconds)", 0.03, 3.8, "10.0.0.12"),
+        *(
+            _store(
+                f"kvstore-cp-{n}",
+                "rate(kvstore_server_leader_changes_seen_total)",
+                0.0001,
+                0.004,
+                f"10.0.0.1{n}",
+            )
+            for n in (1, 2, 3)
+        ),
+    ]
+    fsync = "wal: slow fdatasync took 2.07s, expected 1s"
+    digest = Digest(
+        anomalies=moves, log_patterns=[_line("kvstore", "warn", fsync, "2026-01-01T08:43:02Z", 37)]
+    )
+    draft = diagnose_digest(_ask(digest))
+    assert draft.root_cause is not None and draft.root_cause.service == "kvstore"  # the workload's name
+    assert "pod kvstore-cp-2" in draft.root_cause.statement
+    assert draft.root_cause.category == "disk-io"
+    # Every member alike: no pod is singled out.
+    spread = Digest(anomalies=moves[2:], log_patterns=digest.log_patterns)
+    spread_draft = diagnose_digest(_ask(spread))
+    assert spread_draft.root_cause is not None and "pod " not in spread_draft.root_cause.statement
+
+
+def test_a_job_logging_under_a_longer_name_and_a_machine_of_several_jobs_stay_systems() -> None:
+    api = [
+        replace(
+            _series(
+                "p99(apiserver_request_duration_seconds)", f"10.0.0.1{n}:6443", 0.16, 4.2, job="apiserver"
+            )
+        )
+        for n in (1, 2)
+    ]
+    logged = Digest(
+        anomalies=api,
+        log_patterns=[_line("kube-apiserver", "error", "etcd request timed out", "2026-01-01T08:43:00Z", 16)],
+    )
+    assert machine_jobs(logged) == set()
+    # A caller's line names the machine both the API server and its store are scraped at: not a system.
+    store = _store("kvstore-cp-2", "p99(kvstore_disk_wal_fsync_duration_seconds)", 0.009, 1.6, "10.0.0.12")
+    alert = _alert("KvstoreHighFsync", "10.0.0.12:2379", "2026-01-01T08:51:00Z", job="kvstore")
+    named = Digest(
+        anomalies=[*api, store],
+        alert_groups=[alert],
+        log_patterns=[
+            *logged.log_patterns,
+            _line(
+                "controller", "error", 'Put "https://10.0.0.12:6443/apis": timeout', "2026-01-01T08:44:00Z", 9
+            ),
+        ],
+    )
+    names = {s.service for s in rank_suspects(named).ranked}
+    assert "10.0.0.12" not in names and "kvstore" in names
