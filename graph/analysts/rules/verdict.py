@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Finding, Recommendation
 from graph.analysts.rules import findings as say
-from graph.analysts.rules.suspect import Ranking, Suspect
+from graph.analysts.rules.suspect import Ranking, Suspect, troubling
+from graph.analysts.rules.vocabulary import load_move
 from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest, LogPattern
 
@@ -56,7 +57,14 @@ def recovered(suspect: Suspect, now: datetime | None) -> bool:
     # A move the series came back from, a restart and a load moved between members (a failover) are
     # over too; any other move is current.
     past = [a for a in suspect.anomalies if a.event in ("ended", "restart", "moved")]
-    if now is None or suspect.alerts or len(past) < len(suspect.anomalies) or suspect.held_by_sql:
+    # What is still moving is no trouble when it is good news or more work done (a broker back from a
+    # restart taking its share of the traffic again).
+    current = [
+        a
+        for a in suspect.anomalies
+        if a not in past and troubling(a) and not load_move(a.metric, a.direction)
+    ]
+    if now is None or suspect.alerts or current or suspect.held_by_sql:
         return False
     if not (signs or past):
         return False

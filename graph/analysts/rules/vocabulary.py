@@ -190,6 +190,27 @@ LESS_IS_BETTER = re.compile(
 )
 
 
+# Work a system did (bytes, requests, messages served): more of it is load, not trouble, unless the
+# name says what went wrong with it.
+_THROUGHPUT = re.compile(
+    r"(?:request|response|received|sent|transmit\w*|produced|consumed|read|written|rx|tx)_?"
+    r"(?:bytes|requests|messages|records|packets|ops)|_(?:requests|messages|records|ops|bytes)_total",
+    re.IGNORECASE,
+)
+_WENT_WRONG = re.compile(r"error|fail|drop|reject|retr|timeout|dead|throttl|5xx", re.IGNORECASE)
+
+
+_BUSY = re.compile(r"cpu|busy|utili[sz]ation|usage", re.IGNORECASE)
+
+
+def load_move(metric: str, direction: str) -> bool:
+    """Whether a move is a system doing more work (`rate(kafka_request_bytes_total)` up) or being less
+    busy (its CPU fell): how load shifts, not what went wrong."""
+    if direction == "down":
+        return bool(_BUSY.search(metric)) and not _WENT_WRONG.search(metric)
+    return direction == "up" and bool(_THROUGHPUT.search(metric)) and not _WENT_WRONG.search(metric)
+
+
 def improving(metric: str, direction: str) -> bool:
     """Whether a metric's move is good news: more of what should be high, less of what should be low."""
     if MORE_IS_BETTER.search(metric):

@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from graph.analysts.base import DiagnoseRequest, EvidenceRef, Route
 from graph.analysts.rules.diagnose import diagnose_digest
-from tools.facts import AlertGroup, Digest, LogPattern
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 NOW = "2026-01-01T11:00:00Z"
 
@@ -242,3 +242,34 @@ def test_a_dns_name_of_a_known_system_names_that_system() -> None:
     draft = diagnose_digest(_request(Digest(log_patterns=[burst]), ANSWERED, question))
     assert draft.verdict == "incident" and draft.root_cause is not None
     assert draft.root_cause.service == "quill-api"
+
+
+def _moved(metric: str, direction: str, base: float, now: float) -> MetricAnomaly:
+    return MetricAnomaly(
+        evidence_id="metrics-1",
+        metric=metric,
+        labels={"job": "ingest", "pod": "ingest-2"},
+        service="ingest",
+        baseline=base,
+        recent=now,
+        peak=max(base, now),
+        change_at="2026-01-01T10:21:00Z",
+        direction=direction,
+        ratio=now / base,
+        score=50.0,
+    )
+
+
+def test_a_system_back_from_its_trouble_that_only_serves_more_or_is_less_busy_has_recovered() -> None:
+    """Its errors stopped at 10:20; from 10:21 it takes its share of the traffic again."""
+    burst = _burst("2026-01-01T10:20:00Z")
+    more_work = _moved("rate(broker_kafka_request_bytes_total)", "up", 1.2e6, 10.5e6)
+    less_busy = _moved("rate(broker_cpu_busy_seconds_total)", "down", 2.6, 1.3)
+    draft = diagnose_digest(
+        _request(Digest(log_patterns=[burst], anomalies=[more_work, less_busy]), ANSWERED)
+    )
+    assert draft.verdict == "healthy" and draft.root_cause is None
+    # More failures are no load: still trouble.
+    failing = _moved("rate(broker_failed_produce_requests_total)", "up", 0.1, 40)
+    draft = diagnose_digest(_request(Digest(log_patterns=[burst], anomalies=[failing]), ANSWERED))
+    assert draft.verdict == "incident"
