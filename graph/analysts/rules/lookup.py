@@ -68,6 +68,13 @@ _VALUE_WORDS = re.compile(
     r"(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*){0,2})\s+(?:of|on|for|in)\s+[\w.:-]",
     re.IGNORECASE,
 )
+# "How many restarts has pod X had?", "how many backends are connected to Y right now?": a count a
+# metric's name holds the noun of.
+_HOW_MANY = re.compile(
+    r"^how\s+many\s+(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*)?)\s+"
+    r"(?:has|have|had|are|is|were|was|does|do|did|on|in|for|of|at)\b",
+    re.IGNORECASE,
+)
 # "Now" as a time (not "value" or "level", which describe, "error level in X is elevated").
 _NOW_ASKED = re.compile(r"\b(?:current|currently|latest|now|atm|at the moment|at present)\b", re.IGNORECASE)
 # A symptom told beside the words ("high cpu on db-1 now", "disk full on node-3 now"): a diagnosis.
@@ -254,7 +261,7 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
     state = _WHICH_STATE.match(text) or _FIRING_NOW.match(text)
     asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text) or state)
     if not asks_data:
-        named = _value_in_words(text)
+        named = _value_in_words(text) or _count_in_words(text)
         return _promql(text, named, _about(text, named)) if named else None
     if _NOW.search(text) and not _LOGS.search(text) and (metric := _METRIC_NAME.search(text)):
         return _promql(text, metric.group(0), _about(text, metric.group(0)))
@@ -285,6 +292,18 @@ def _value_in_words(text: str) -> str | None:
     if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:
         return None
     # In any order: "active connections" is `nginx_connections_active`.
+    return words_query(words)
+
+
+def _count_in_words(text: str) -> str | None:
+    """Every metric whose name holds the noun a "how many" question counts, for a named system; None
+    for log lines (a log lookup) and for a symptom told beside it (a diagnosis)."""
+    match = _HOW_MANY.match(text)
+    if match is None or _LOGS.search(text) or _SYMPTOM.search(text) or not _NAME_LIKE.search(text):
+        return None
+    words = [w for w in re.split(r"[ -]", match.group("words").lower()) if w not in _FILLER]
+    if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:
+        return None
     return words_query(words)
 
 

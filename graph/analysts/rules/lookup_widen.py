@@ -33,6 +33,18 @@ WIDER_ROUND = 2
 MAX_WORDS = 2
 _WORDS_QUERY = re.compile(r'^\{__name__=~"\(\?i\)\.\*(.+)\.\*"\}$')
 MAX_STREAMS = 3
+# A word of a question and the words metric names use for it instead.
+_SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
+    "depth": ("messages", "length", "size"),
+    "backlog": ("messages", "lag", "pending"),
+    "backends": ("connections", "sessions"),
+    "connections": ("backends", "sessions", "clients"),
+    "sessions": ("connections", "backends"),
+    "clients": ("connections", "connected"),
+    "restarts": ("restart",),
+    "lag": ("delay", "behind"),
+    "latency": ("duration", "seconds"),
+}
 
 
 def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
@@ -56,7 +68,7 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
                     args={"promql": words_query([word])},
                     purpose="lookup",
                 )
-                for word in _asked_words(name)
+                for word in [*_asked_words(name), *_other_words(name)]
             ]
         elif ref.tool == "list_alerts":
             if ref.args.get("service"):
@@ -97,6 +109,16 @@ def _asked_words(promql: str) -> list[str]:
     # A word of two letters alone (`.*up.*`) holds in many names a server has; `lag` is specific.
     words = [w for w in match.group(1).split("|")[0].strip("()").split(".*") if w.isalnum() and len(w) >= 3]
     return sorted(words, key=lambda w: (-len(w), w))[:MAX_WORDS] if len(words) > 1 else []
+
+
+def _other_words(promql: str) -> list[str]:
+    """The words backends use for what a question's word asks (a queue's "depth" is its messages
+    ready, a database's "backends" its connections), for a `words_query` that matched nothing."""
+    match = _WORDS_QUERY.match(promql)
+    if match is None:
+        return []
+    words = match.group(1).split("|")[0].strip("()").split(".*")
+    return list(dict.fromkeys(other for word in words for other in _SAID_OTHERWISE.get(word.lower(), ())))
 
 
 def stream_calls(

@@ -208,6 +208,17 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     ("which jobs got OOMKilled in namespace batch?", "query_logs", {"contains": "OOMKilled"}),
     # A count, then the words saying which log.
     ("last 10 slow query log entries from mysql pls", "query_logs", {"service": "mysql", "limit": 10}),
+    # "How many" with the noun a metric's name holds, for a named system.
+    (
+        "How many restarts has pod media-worker-6f9c7d8b5-x2kqp had?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*restarts.*"}'},
+    ),
+    (
+        "How many backends are connected to the instance fares-db-main right now?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*backends.*"}'},
+    ),
 ]
 
 # Questions that ask for a judgement, not rows: they stay diagnoses ("explain ..." a short answer).
@@ -243,6 +254,9 @@ NOT_LOOKUPS = [
     "whats going on with payment now",
     "what's the health of payment right now?",
     "Is anything on fire right now on the quoting platform?",
+    # A count of a symptom, or of no named system, asks whether, not which value.
+    "How many pods are failing in ns-1?",
+    "How many people are on call?",
 ]
 
 

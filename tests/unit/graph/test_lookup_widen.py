@@ -56,6 +56,15 @@ def test_words_no_one_name_holds_together_are_read_one_at_a_time() -> None:
     ] == [
         '{__name__=~"(?i).*consumer.*"}',
         '{__name__=~"(?i).*lag.*"}',
+        '{__name__=~"(?i).*delay.*"}',  # the words backends use for lag
+        '{__name__=~"(?i).*behind.*"}',
+    ]
+    # A word backends spell otherwise: a queue's depth is its messages, a database's backends its connections.
+    depth = _ref("query_promql_instant", "EMPTY", promql='{__name__=~"(?i).*depth.*"}')
+    assert [args["promql"] for _, args in _second_round(depth)] == [
+        '{__name__=~"(?i).*messages.*"}',
+        '{__name__=~"(?i).*length.*"}',
+        '{__name__=~"(?i).*size.*"}',
     ]
     # One word already stood alone: nothing wider to read.
     assert _second_round(_ref("query_promql_instant", "EMPTY", promql='{__name__=~"(?i).*retries.*"}')) == []
