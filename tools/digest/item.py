@@ -59,7 +59,11 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
     if not item.status.succeeded:
         return ItemFacts(gap=_gap(item, limits))
     if item.status is EvidenceStatus.EMPTY:
-        return ItemFacts()
+        # An empty result set still says which columns its table has (a lookup orders rows by one).
+        empty_rows = (
+            item.source is EvidenceSource.SQL and "rows" in item.data and "introspection" not in item.data
+        )
+        return ItemFacts(sql=summary_from(item.id, item.data, limits=limits)) if empty_rows else ItemFacts()
     data = item.data
     if item.source is EvidenceSource.METRICS and "targets" in data:
         return ItemFacts(patterns=tuple(patterns_from_targets(item.id, data, now=now, limits=limits)))

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from graph.analysts.base import LOOKUP_ROUNDS, Plan, PlannedCall, PlanRequest
+from graph.analysts.rules.lookup_sql import asks_rows, first_calls, rows_calls
 from graph.analysts.rules.lookup_widen import WIDER_ROUND, stream_calls, widened_calls, words_query
 
 LookupKind = Literal["logs", "promql", "alerts", "targets", "rules", "sql"]
@@ -254,6 +255,8 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
     statement = _sql_statement(text)
     if statement is not None:
         return _sql(text, statement, datasources)
+    if asks_rows(text):
+        return LookupAsk("sql", first_calls(text, datasources))
     # "haproxy on lb-1: which backends have servers down atm?": the ask follows a topic and a colon.
     text = _TOPIC.sub("", text, count=1) if _TOPIC.match(text) and not _DATA_VERB.match(text) else text
     if (done := _WHICH_DONE.match(text)) is not None:
@@ -524,6 +527,8 @@ def plan_lookup(request: PlanRequest) -> Plan:
     """The round of a lookup: the calls that run the query the question asks for (none when the
     question's grammar names no query; the model may have routed it), then, when all of them matched
     nothing, the same ask read more widely (`lookup_widen`)."""
+    if request.round > 1 and (rows := rows_calls(request)) is not None:
+        return Plan(calls=rows[: request.remaining_tool_calls])
     if request.round == WIDER_ROUND:
         return Plan(calls=widened_calls(request.evidence)[: request.remaining_tool_calls])
     if request.round == LOOKUP_ROUNDS:
