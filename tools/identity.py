@@ -83,6 +83,7 @@ _STATEFUL_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-\d{1,3}$")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(?P<host>\[[0-9a-fA-F:.]+\]|[^/:?#\s]+)", re.IGNORECASE)
 _ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[.*\])$")
 _LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_DNS_LABEL = re.compile(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +190,9 @@ def _value(labels: Mapping[str, object], key: str) -> str | None:
         return None
     # A pod name that reveals no workload (no hash, no ordinal) names nothing by itself.
     if key == "pod" and workload_of_pod(value) is None:
+        return None
+    # A Kubernetes namespace is a DNS label; a cloud's `namespace="AWS/SQS"` is a product's, no scope.
+    if key == _SCOPE_LABEL and not _DNS_LABEL.match(value.strip()):
         return None
     return value.strip()
 

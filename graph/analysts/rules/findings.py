@@ -26,6 +26,9 @@ def number(value: float) -> str:
 
 _QUOTED_HEAD = 12  # a slice's text before an inner double quote that is worth quoting alone
 _MESSAGE_KEYS = ("msg", "message", "@m", "@mt")  # a structured line's own words, in that order
+_STACK_TRACE = re.compile(
+    r'Traceback \(most recent call last\)|File "[^"]+", line \d+|\bat [\w.$]+\([\w.]+:\d+\)'
+)
 
 
 def quote(text: str, most: int = MAX_QUOTE) -> str:
@@ -36,6 +39,9 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
     of a long error line is often what went wrong ("...; Duplicate entry '88412' for key ...").
     """
     text = " ".join(text.split())
+    # A stack trace is no one's words: the line up to it says what failed ("KeyError: 'carrier_code'").
+    if (trace := _STACK_TRACE.search(text)) and len(head := text[: trace.start()].rstrip()) >= _QUOTED_HEAD:
+        text = head
     if len(text) > most:  # a long structured line is quoted by its message
         text = message_of(text) or text
     if len(text) <= most:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import NOT_IDENTITY, Ranking, Suspect
@@ -298,6 +298,10 @@ def _upstream(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) ->
 
 
 _RESOURCES = frozenset(DEFAULT_IDENTITY.resources)
+# Naming labels that say what kind of thing a series is about (`queue_name`, `topic`, `stream_arn`).
+_KIND = re.compile(r"_?(?:name|names|id|arn|url)$", re.IGNORECASE)
+_KINDS = frozenset({"queue", "topic", "stream", "bucket", "table", "database"})
+STEP_SLACK = timedelta(minutes=2)
 
 
 def _changed_clients(
@@ -310,19 +314,26 @@ def _changed_clients(
         suspect.service,
         *(v for labels in suspect.label_sets() for k, v in labels.items() if k in _RESOURCES),
     }
+    # What it is, by its series' naming label (`queue_name` -> "queue"): a consumer's "returning all
+    # 25 records to queue" speaks of it without its name. Only one changed system may say so.
+    kinds = {k for labels in suspect.label_sets() for key in labels if (k := _KIND.sub("", key)) in _KINDS}
     found: set[str] = set()
+    kind_only: set[str] = set()
     for name, other in everyone.items():
         if name == suspect.service or _change_before(other, began) is None:
             continue
         said = " ".join(f"{p.template} {p.example}" for p in digest.log_patterns if p.service == name)
         if any(len(mark) >= 4 and mentions(said, mark) for mark in marks):
             found.add(name)
-    return found
+        elif any(mentions(said.lower(), kind) for kind in kinds):
+            kind_only.add(name)
+    return found or (kind_only if len(kind_only) == 1 else set())
 
 
 def _change_before(suspect: Suspect, began: datetime) -> datetime | None:
-    """The first change or restart of `suspect` up to CHANGE_LEAD before `began`, if any."""
-    return next((t for t in suspect.change_times() if began - CHANGE_LEAD <= t <= began), None)
+    """The first change or restart of `suspect` up to CHANGE_LEAD before `began` (or within a step of
+    a minute-resolution series after it: a cloud metric's 13:11 point covers up to 13:12), if any."""
+    return next((t for t in suspect.change_times() if began - CHANGE_LEAD <= t <= began + STEP_SLACK), None)
 
 
 def _callees(service: str, everyone: dict[str, Suspect], digest: Digest) -> set[str]:

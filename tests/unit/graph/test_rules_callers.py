@@ -253,3 +253,54 @@ def test_a_long_structured_line_is_quoted_by_its_message() -> None:
     logfmt = f'time=2027-09-14T08:20:06Z level=error msg="failed to update the user password" {"x=1 " * 30}'
     assert quote(logfmt) == "failed to update the user password"
     assert message_of('{"msg":"escaped \\"inner\\" quotes in a long enough message"}') is None  # not verbatim
+
+
+def test_a_stack_trace_is_quoted_up_to_where_it_begins() -> None:
+    python = (
+        "[ERROR] KeyError: 'carrier_code' Traceback (most recent call last): File \"/var/task/h.py\", line 88"
+    )
+    assert quote(python) == "[ERROR] KeyError: 'carrier_code'"
+    java = "java.lang.IllegalStateException: pool closed at com.x.Pool.get(Pool.java:88) at c.R.g(R.java:1)"
+    assert quote(java) == "java.lang.IllegalStateException: pool closed"
+
+
+def test_a_consumer_released_just_before_its_queue_grew_is_named_by_what_its_lines_say_of_it() -> None:
+    """A function deployed at 13:12:08; the queue's deletes fell in the 13:11 minute; its lines speak
+    of "the queue" without its name."""
+    queue = {"queue_name": "parcel-events"}
+    digest = Digest(
+        anomalies=[
+            _move(
+                "aws_sqs_approximate_age_of_oldest_message", "parcel-events", "2026-01-01T13:11:00Z", queue
+            ),
+            _move(
+                "aws_lambda_errors", "label-writer", "2026-01-01T13:12:00Z", {"function_name": "label-writer"}
+            ),
+        ],
+        alert_groups=[
+            _alert("parcel-events-Visible-ALARM", "parcel-events", "2026-01-01T13:22:00Z", "critical")
+        ],
+        log_patterns=[
+            _errors(
+                "label-writer", "batch failed, returning all 25 records to queue", "2026-01-01T13:13:31Z"
+            ),
+            replace(
+                _errors(
+                    "audit",
+                    "eventName=UpdateFunctionCode functionName=label-writer",
+                    "2026-01-01T13:12:08Z",
+                    1,
+                ),
+                level="info",
+                last_seen="2026-01-01T13:12:08Z",
+            ),
+        ],
+    )
+    ask = DiagnoseRequest(
+        route=Route(route="complex", resolved_query="why does the parcel-events queue keep growing?"),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T14:00:00Z",
+    )
+    draft = diagnose_digest(ask)
+    assert draft.root_cause is not None and draft.root_cause.service == "label-writer"

@@ -29,3 +29,10 @@ def test_listed_labels_still_come_first_and_ids_of_other_things_name_nothing() -
     assert identity_of({"service": "api", "host": "web-node-4"}).name == "api"
     assert identity_of({"pid": "4242", "grid": "north"}).name is None
     assert identity_of({"alertname": "Watchdog", "severity": "none"}).empty
+
+
+def test_a_cloud_namespace_is_no_kubernetes_scope() -> None:
+    """CloudWatch's `namespace="AWS/SQS"` names a product; the queue its dimension names is the system."""
+    alarm = {"alertname": "q-Visible-ALARM", "namespace": "AWS/SQS", "queue_name": "parcel-events"}
+    assert identity_of(alarm).name == "parcel-events"
+    assert identity_of({"namespace": "team-a", "deployment": "web"}).name == "web"  # a real one still scopes
