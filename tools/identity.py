@@ -83,6 +83,7 @@ _STATEFUL_POD = re.compile(r"^(?P<workload>[a-z0-9][a-z0-9-]*?)-\d{1,3}$")
 _URL = re.compile(r"^[a-z][a-z0-9+.-]*://(?:[^@/]*@)?(?P<host>\[[0-9a-fA-F:.]+\]|[^/:?#\s]+)", re.IGNORECASE)
 _ADDRESS = re.compile(r"^(?:\d{1,3}(?:\.\d{1,3}){3}|\[.*\])$")
 _LABEL_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_OPAQUE = re.compile(r"[0-9a-f]{8,}")  # a run of hex digits: an id minted by a machine
 _DNS_LABEL = re.compile(r"^[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?$")
 
 
@@ -252,8 +253,14 @@ def _vendor_name(labels: Mapping[str, object]) -> Pair | None:
     keys = sorted(k for k in labels if isinstance(k, str) and k not in _NOT_NAMES)
     for key in sorted(keys, key=lambda k: k in _MACHINE_KEYS):
         value = _value(labels, key)
-        if value is not None and _NAMING_KEY.search(key):
-            return (key, value)
+        # A number names no system (a monitor's own `monitor_id=47700218`), and an opaque id
+        # (`instance_id=i-0c41f7d2a9e5b3816`) gives way to the name its owners gave it (`name=batch-7`).
+        if value is None or not _NAMING_KEY.search(key) or not re.search(r"[A-Za-z]", value):
+            continue
+        given = _value(labels, "name") or _value(labels, "Name")
+        if _OPAQUE.search(value) and given is not None and not _OPAQUE.search(given):
+            return ("name" if "name" in labels else "Name", given)
+        return (key, value)
     return None
 
 

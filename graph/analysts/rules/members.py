@@ -105,7 +105,14 @@ def _spelled(host: str) -> str:
 
 
 def _member_key(labels: Mapping[str, str]) -> str | None:
+    if _probed(labels):
+        return None
     return next(iter(_names(labels.get(key) for key in MEMBER_KEYS)), None)
+
+
+def _probed(labels: Mapping[str, str]) -> bool:
+    """Whether a label set is a synthetic check's (a `url` it probes): its `host` is the checker's."""
+    return any(str(v).startswith(("http://", "https://")) for v in labels.values())
 
 
 def _series_member(labels: Mapping[str, str]) -> str | None:
@@ -157,6 +164,8 @@ def _members_seen(system: str, digest: Digest) -> set[str]:
 
 
 def _member(labels: Mapping[str, str], system: str) -> str | None:
+    if _probed(labels):
+        return None
     return next((v for v in _names(labels.get(key) for key in MEMBER_KEYS) if v != system), None)
 
 

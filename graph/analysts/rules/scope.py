@@ -29,6 +29,8 @@ def scoped_service(
     it names none, or several ("is the alert on A why B fails?" asks about their relation, so it is
     left to the unscoped ranking). A question without an alert word scopes only by a name it spells
     in full, so a symptom question still follows the chain upstream of what it names."""
+    question = _without_asides(question)
+    services = [service for service in services if service.lower() in question.lower()]
     terms = set(question_terms(question)) | {service.lower() for service in services}
     named = [name for name in dict.fromkeys(known) if name.lower() in terms]
     if digest is not None:
@@ -61,7 +63,18 @@ _CHANGE_TOLD = re.compile(
     r"bumped|restarted|redeployed|patched)\b",
     re.IGNORECASE,
 )
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_ASIDE = re.compile(r"\b(?:also|too|as well|fwiw|btw|by the way)\b", re.IGNORECASE)
 _ASKING = re.compile(r"\b(?:why|what|how|which|who|where|is|are|does|do|can|could)\b|\?", re.IGNORECASE)
+
+
+def _without_asides(question: str) -> str:
+    """The question without its asides: a later sentence that tells of something else too ("There is
+    also a CPU alarm on batch-7.") beside the ones that say and ask what the question is about."""
+    sentences = [part for part in _SENTENCE_END.split(question.strip()) if part]
+    # The first sentence says what it is about; a later one that tells, with "also", is an aside.
+    kept = [s for i, s in enumerate(sentences) if i == 0 or s.rstrip().endswith("?") or not _ASIDE.search(s)]
+    return " ".join(kept) if kept and len(kept) < len(sentences) else question
 
 
 def _told_in_passing(question: str) -> set[str]:

@@ -192,3 +192,21 @@ def test_a_member_named_beside_series_of_the_whole_is_the_one_that_left() -> Non
     )
     draft = diagnose_digest(_ask(Digest(anomalies=[*whole, node])))
     assert draft.root_cause is not None and draft.root_cause.service == "sdb-data-4"
+
+
+def test_a_synthetic_checks_host_is_the_checker_not_a_member() -> None:
+    probe = {"service": "rates-api", "host": "probe-01", "url": "https://rates.internal/healthz"}
+    failing = replace(
+        _written("x", "network_http_cant_connect", 0, 1),
+        labels=probe,
+        service="rates-api",
+        evidence_id="metrics-2",
+    )
+    hits = replace(
+        _written("x", "rate(trace_http_request_hits)", 5.4, 0.03),
+        labels={"service": "rates-api"},
+        service="rates-api",
+        direction="down",
+    )
+    draft = diagnose_digest(_ask(Digest(anomalies=[failing, hits])))
+    assert draft.root_cause is not None and draft.root_cause.service == "rates-api"

@@ -191,3 +191,29 @@ def test_an_alert_named_with_the_host_it_is_about_is_scoped_to_that_host() -> No
         )
         is None
     )
+
+
+def test_a_later_sentence_telling_of_something_else_too_is_an_aside() -> None:
+    busy = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="CPUUtilization-High",
+        service="batch-7",
+        severity="warning",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T10:05:00Z",
+        summary="CPU above 90%",
+        labels={"alertname": "CPUUtilization-High", "name": "batch-7"},
+    )
+    digest = Digest(alert_groups=[busy])
+    known = ["batch-7", "sessions"]
+    aside = "Customers keep getting logged out. There is also a CPU alarm on batch-7. What is the cause?"
+    assert scoped_service(aside, ["batch-7"], known, digest) is None
+    assert (
+        scoped_service("batch-7 is also slow. Why?", ["batch-7"], known, digest) == "batch-7"
+    )  # the subject
+    assert (
+        scoped_service("Logins fail. Is the CPU alarm on batch-7 also why?", ["batch-7"], known, digest)
+        == "batch-7"
+    )

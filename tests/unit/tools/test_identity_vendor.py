@@ -36,3 +36,11 @@ def test_a_cloud_namespace_is_no_kubernetes_scope() -> None:
     alarm = {"alertname": "q-Visible-ALARM", "namespace": "AWS/SQS", "queue_name": "parcel-events"}
     assert identity_of(alarm).name == "parcel-events"
     assert identity_of({"namespace": "team-a", "deployment": "web"}).name == "web"  # a real one still scopes
+
+
+def test_an_opaque_id_gives_way_to_its_given_name_and_a_number_names_nothing() -> None:
+    ec2 = {"instance_id": "i-0c41f7d2a9e5b3816", "name": "batch-7", "region": "ap-southeast-2"}
+    assert identity_of(ec2).name == "batch-7"
+    assert identity_of({"instance_id": "i-0c41f7d2a9e5b3816"}).name == "i-0c41f7d2a9e5b3816"  # all it has
+    monitor = {"monitor_id": "47700218", "device": "/dev/nvme1n1"}  # a monitor's own id
+    assert identity_of(monitor).name is None and identity_of(monitor).text == "device=/dev/nvme1n1"
