@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from graph.analysts.base import LOOKUP_ROUNDS, Plan, PlannedCall, PlanRequest
 from graph.analysts.rules.lookup_sql import asks_rows, first_calls, rows_calls
-from graph.analysts.rules.lookup_widen import WIDER_ROUND, stream_calls, widened_calls, words_query
+from graph.analysts.rules.lookup_widen import WIDER_ROUND, rated, stream_calls, widened_calls, words_query
 
 LookupKind = Literal["logs", "promql", "alerts", "targets", "rules", "sql"]
 # A lookup reads logs over a day unless the question gives a window (ToolLimits.max_range_minutes).
@@ -48,6 +48,12 @@ _WHICH_DONE = re.compile(
     r"(?P<done>[a-z]+(?:ed|en))\b",
     re.IGNORECASE,
 )
+# "List the pods in namespace X that restarted in the last hour": the lines that say so, there.
+_LIST_DONE = re.compile(
+    r"^(?:list|show|find)\s+(?:me\s+)?(?:the\s+|all\s+)?\w+s\b[^?]{0,80}?\bthat\s+"
+    r"(?:were\s+|was\s+|got\s+|have\s+been\s+|has\s+been\s+)?(?P<done>[a-z]+(?:ed|en))\b",
+    re.IGNORECASE,
+)
 # A noun phrase asking for rows without a verb: "the last 20 lines containing ...", "error logs of X".
 _ROWS_PHRASE = re.compile(
     r"^(?:the\s+)?(?:(?:last|latest|newest|most recent|first|top)\s+\d{1,5}\s+|all\s+)?"
@@ -66,16 +72,19 @@ _VALUE_OF = re.compile(
 _VALUE_WORDS = re.compile(
     r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:(?:current|latest|present)\s+)?"
     r"(?:(?P<counted>values?|number|count|amount)\s+of\s+)?"
-    r"(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*){0,2})\s+(?:of|on|for|in)\s+[\w.:-]",
+    r"(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*){0,2})\s+(?:of|on|for|in)\s+[\w.:/-]",
     re.IGNORECASE,
 )
 # "How many restarts has pod X had?", "how many backends are connected to Y right now?": a count a
 # metric's name holds the noun of.
 _HOW_MANY = re.compile(
-    r"^how\s+many\s+(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*)?)\s+"
+    r"^how\s+many\s+(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*)?)"
+    r"(?:\s+(?:per|a|an|each)\s+(?:second|minute|hour|sec|min))?\s+"
     r"(?:has|have|had|are|is|were|was|does|do|did|on|in|for|of|at)\b",
     re.IGNORECASE,
 )
+_PER_SECOND = re.compile(r"\b(?:per|a|each)\s+(?:second|sec)\b|/s\b", re.IGNORECASE)
+_QUEUED = re.compile(r"\b(?:queue|topic|stream|dlq)\b", re.IGNORECASE)  # messages a queue holds
 # "Now" as a time (not "value" or "level", which describe, "error level in X is elevated").
 _NOW_ASKED = re.compile(r"\b(?:current|currently|latest|now|atm|at the moment|at present)\b", re.IGNORECASE)
 # A symptom told beside the words ("high cpu on db-1 now", "disk full on node-3 now"): a diagnosis.
@@ -259,8 +268,11 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
         return LookupAsk("sql", first_calls(text, datasources))
     # "haproxy on lb-1: which backends have servers down atm?": the ask follows a topic and a colon.
     text = _TOPIC.sub("", text, count=1) if _TOPIC.match(text) and not _DATA_VERB.match(text) else text
-    if (done := _WHICH_DONE.match(text)) is not None:
+    if (done := _WHICH_DONE.match(text) or _LIST_DONE.match(text)) is not None:
         return _done_lines(text, done.group("done"))
+    if _QUEUED.search(text) and (counted := _count_in_words(text)):
+        # "How many messages are visible in queue X?": what the queue holds, not log messages.
+        return _promql(text, counted, _about(text, counted))
     state = _WHICH_STATE.match(text) or _FIRING_NOW.match(text)
     asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text) or state)
     if not asks_data:
@@ -302,12 +314,14 @@ def _count_in_words(text: str) -> str | None:
     """Every metric whose name holds the noun a "how many" question counts, for a named system; None
     for log lines (a log lookup) and for a symptom told beside it (a diagnosis)."""
     match = _HOW_MANY.match(text)
-    if match is None or _LOGS.search(text) or _SYMPTOM.search(text) or not _NAME_LIKE.search(text):
+    logs = _LOGS.search(text) and not _QUEUED.search(text)
+    if match is None or logs or _SYMPTOM.search(text) or not _NAME_LIKE.search(text):
         return None
     words = [w for w in re.split(r"[ -]", match.group("words").lower()) if w not in _FILLER]
     if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:
         return None
-    return words_query(words)
+    # "How many evictions per second": a counter's rate, not its total since the process started.
+    return rated(words_query(words)) if _PER_SECOND.search(text) else words_query(words)
 
 
 def _promql_expression(text: str) -> str | None:
@@ -410,8 +424,10 @@ def _alerts(text: str) -> LookupAsk:
 
 
 def _done_lines(text: str, done: str) -> LookupAsk:
-    """The lines that say it was done ("evicted"), on the node, host or namespace the question names."""
-    args = {"contains": done, **_log_read(text, _labels_named(text))}
+    """The lines that say it was done, by the word's stem ("restarted": "Back-off restarting ..."), on
+    the node, host or namespace the question names."""
+    stem = done[:-2] if done.lower().endswith("ed") and len(done) > 5 else done
+    args = {"contains": stem, **_log_read(text, _labels_named(text))}
     return LookupAsk("logs", (PlannedCall(tool="query_logs", args=args, purpose="lookup"),))
 
 

@@ -33,6 +33,8 @@ WIDER_ROUND = 2
 MAX_WORDS = 2
 _WORDS_QUERY = re.compile(r'^\{__name__=~"\(\?i\)\.\*(.+)\.\*"\}$')
 MAX_STREAMS = 3
+RATE_RANGE = "5m"
+_RATED = re.compile(r"^rate\((.+)\[5m\]\)$")
 # A word of a question and the words metric names use for it instead.
 _SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "depth": ("messages", "length", "size"),
@@ -62,13 +64,14 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
                 )
             # The question's words that no one name holds together: each of the longest alone
             # ("pending messages" -> `jetstream_consumer_num_pending`), still narrowed to the system.
+            inner, was_rated = _unrated(name)
             calls += [
                 PlannedCall(
                     tool="query_promql_instant",
-                    args={"promql": words_query([word])},
+                    args={"promql": rated(words_query([word])) if was_rated else words_query([word])},
                     purpose="lookup",
                 )
-                for word in [*_asked_words(name), *_other_words(name)]
+                for word in [*_asked_words(inner), *_other_words(inner)]
             ]
         elif ref.tool == "list_alerts":
             if ref.args.get("service"):
@@ -89,6 +92,17 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
             listing = PlannedCall(tool="list_log_streams", args={"label": "service"}, purpose="lookup")
             calls += [] if listing in calls else [listing]  # for the last round, when these find nothing
     return calls
+
+
+def rated(selector: str) -> str:
+    """A selector's per-second rate (counters asked for "per second")."""
+    return f"rate({selector}[{RATE_RANGE}])"
+
+
+def _unrated(promql: str) -> tuple[str, bool]:
+    """The selector inside `rated`, and whether it was rated."""
+    match = _RATED.match(promql)
+    return (match.group(1), True) if match else (promql, False)
 
 
 def words_query(words: Sequence[str]) -> str:
@@ -118,7 +132,10 @@ def _other_words(promql: str) -> list[str]:
     if match is None:
         return []
     words = match.group(1).split("|")[0].strip("()").split(".*")
-    return list(dict.fromkeys(other for word in words for other in _SAID_OTHERWISE.get(word.lower(), ())))
+    others = [other for word in words for other in _SAID_OTHERWISE.get(word.lower(), ())]
+    # A noun of an act is its verb in metric names: "evictions" are `items_evicted_total`.
+    others += [word[:-4] + "ed" for word in words if word.lower().endswith("ions") and len(word) > 7]
+    return list(dict.fromkeys(others))
 
 
 def stream_calls(

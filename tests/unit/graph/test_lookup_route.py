@@ -203,9 +203,9 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     (
         "Which pods were evicted from node tansy-wk-07?",
         "query_logs",
-        {"contains": "evicted", "labels": {"node": "tansy-wk-07"}},
+        {"contains": "evict", "labels": {"node": "tansy-wk-07"}},  # the stem: "Evicted", "evicting"
     ),
-    ("which jobs got OOMKilled in namespace batch?", "query_logs", {"contains": "OOMKilled"}),
+    ("which jobs got OOMKilled in namespace batch?", "query_logs", {"contains": "OOMKill"}),
     # A count, then the words saying which log.
     ("last 10 slow query log entries from mysql pls", "query_logs", {"service": "mysql", "limit": 10}),
     # "How many" with the noun a metric's name holds, for a named system.
@@ -218,6 +218,29 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         "How many backends are connected to the instance fares-db-main right now?",
         "query_promql_instant",
         {"promql": '{__name__=~"(?i).*backends.*"}'},
+    ),
+    # Per second: a counter's rate; a queue's messages are what it holds, not log messages.
+    (
+        "How many evictions per second is cache-02 doing right now?",
+        "query_promql_instant",
+        {"promql": 'rate({__name__=~"(?i).*evictions.*"}[5m])'},
+    ),
+    (
+        "How many messages are visible in queue parcel-events right now?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*messages.*"}'},
+    ),
+    # A path after "on" still names what is asked about.
+    (
+        "What is the free space on /var/lib/postgresql on pg-02 right now?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*(free.*space|space.*free).*"}'},
+    ),
+    # "List the X that <done>": the lines saying so, by the word's stem, where the question says.
+    (
+        "List the pods in namespace kube-system that restarted in the last hour.",
+        "query_logs",
+        {"contains": "restart", "labels": {"namespace": "kube-system"}, "window_minutes": 60},
     ),
 ]
 

@@ -66,6 +66,11 @@ def test_words_no_one_name_holds_together_are_read_one_at_a_time() -> None:
         '{__name__=~"(?i).*length.*"}',
         '{__name__=~"(?i).*size.*"}',
     ]
+    # A noun of an act is its verb in names, and a rate stays a rate.
+    evictions = _ref("query_promql_instant", "EMPTY", promql='rate({__name__=~"(?i).*evictions.*"}[5m])')
+    assert [args["promql"] for _, args in _second_round(evictions)] == [
+        'rate({__name__=~"(?i).*evicted.*"}[5m])'
+    ]
     # One word already stood alone: nothing wider to read.
     assert _second_round(_ref("query_promql_instant", "EMPTY", promql='{__name__=~"(?i).*retries.*"}')) == []
 
