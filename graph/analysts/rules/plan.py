@@ -14,6 +14,7 @@ from typing import Any
 
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
 from graph.analysts.rules.introspection import introspection_calls
+from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.onset import change_window, read_window
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import resource_name
@@ -176,8 +177,13 @@ def _mention_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
     said = " ".join(
         f"{p.template} {p.example}".lower() for p in request.digest.log_patterns if p.service in busiest
     )
-    names = {n for a in request.digest.anomalies for n in (a.service, resource_name(a.labels)) if n}
-    moving = sorted(names - set(busiest))
+    # A moving series' system by its resource or the machine it was scraped at (an exporter's
+    # `job=kvcache instance=kv-2` is known to its callers as kv-2), before the job that scraped it.
+    jobs = {a.service for a in request.digest.anomalies if a.service}
+    names = {
+        n for a in request.digest.anomalies for n in (resource_name(a.labels), machine_of(a.labels)) if n
+    }
+    moving = sorted(names - set(busiest)) + sorted(jobs - names - set(busiest))
     named = [name for name in moving if mentions(said, name)][:MAX_MENTIONED]
     window = {"window_minutes": minutes, "first_lines": True}
     return [

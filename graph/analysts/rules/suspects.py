@@ -431,6 +431,8 @@ def _link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str])
                 # some system's name ("Connection to node 2 (10.20.4.12:9092)") is not a second one.
                 hits = [hit for hit in hits if hit[2] is not mentions]
             for name, other, named in hits:
+                if _named_as_fallback(text, name):
+                    continue  # "fell back to X": X answered in its place, it is not what failed
                 if refused or _named_as_waiter(text, name) or _named_as_client(text, name):
                     # A server's report names who waits on it ("blocked process report: blocked
                     # spid 417 (quote-svc, ...)"): that caller is the victim, the server upstream
@@ -467,6 +469,14 @@ def _named_as_client(text: str, name: str) -> bool:
     caller = r"(?:(?:client|remote_addr)[\s=:]+|(?:user|application_name)[=:])"
     said = rf"\b{caller}{re.escape(name.lower())}(?![\w-])"
     return re.search(said, text) is not None
+
+
+def _named_as_fallback(text: str, name: str) -> bool:
+    """Whether lower-cased `text` names `name` as where it fell back to ("cache miss on c-2, fell back to
+    the store db-1", "backfilling from db-1"): the far side that answered, not the one that failed."""
+    said = r"\b(?:fell|falling|fall)\s+back\s+to|\bbackfill\w*\s+from|\bserved\s+from"
+    named = rf"(?:{said})\s+(?:[\w.-]+\s+){{0,2}}?{re.escape(name.lower())}(?![\w-])"
+    return re.search(named, text) is not None
 
 
 def _named_as_waiter(text: str, name: str) -> bool:

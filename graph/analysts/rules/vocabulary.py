@@ -136,7 +136,12 @@ CHANGE = re.compile(
     + _RELOAD
     + r"|(?:load|loading|loaded|applied|applying|activat\w+)\b[^\n]{0,80}?"
     + _CONFIG_FILE
+    # A value edited in a configuration file ("/etc/cache.conf: -m 8192 -> -m 1024"), and a change
+    # ticket carried out ("change CHG-20931 started by ...").
     + r"|"
+    + _CONFIG_FILE
+    + r"\b[^\n]{0,80}?(?:->|=>|\u2192)\s*-?\w+|"
+    r"\bchange\s+[a-z]+-[\w-]*\d+\s+(?:started|applied|executed|completed)|"
     r"feature flag|pulled image|updated? image|image updated|scaled (?:up|down) replica set|parameter group|"
     r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*|"
     # An update of settings, flags or parameters in any vendor's words ("instances.update ...
@@ -185,7 +190,7 @@ BAD_SIGNAL = re.compile(
 MORE_IS_BETTER = re.compile(r"free|avail|remaining|idle|headroom|success|uptime|hit_?ratio", re.IGNORECASE)
 LESS_IS_BETTER = re.compile(
     r"error|fail|5xx|latency|duration|p9\d|pending|waiting|queue|timeout|restart|oom|lag|retr|reject|"
-    r"drop|dead|throttl|lock|evict",
+    r"drop|dead|throttl|lock|evict|oldest|_age\b|age_of",
     re.IGNORECASE,
 )
 

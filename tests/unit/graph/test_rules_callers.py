@@ -10,6 +10,7 @@ from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.findings import message_of, quote
 from graph.analysts.rules.suspect import Suspect
 from graph.analysts.rules.suspects import changes_near, names_joined, rank_suspects
+from graph.analysts.rules.vocabulary import CHANGE
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 
@@ -304,3 +305,56 @@ def test_a_consumer_released_just_before_its_queue_grew_is_named_by_what_its_lin
     )
     draft = diagnose_digest(ask)
     assert draft.root_cause is not None and draft.root_cause.service == "label-writer"
+
+
+def test_a_cache_whose_config_was_cut_is_the_cause_of_its_callers_falling_back_to_the_store() -> None:
+    """A change ticket edits the cache's memory limit at 13:21; evictions, misses and the store's
+    load follow; callers' lines say they fell back to the store."""
+    cache = {"job": "kvcache", "instance": "kv-2"}
+    store = {"job": "sqlstore", "instance": "db-1"}
+    digest = Digest(
+        anomalies=[
+            _move("rate(kvcache_items_evicted_total)", "kvcache", "2026-01-01T13:22:00Z", cache),
+            _move("rate(sqlstore_commands_total)", "sqlstore", "2026-01-01T13:22:00Z", store),
+            _move(
+                "p99(http_server_request_duration_seconds)",
+                "charts",
+                "2026-01-01T13:23:00Z",
+                {"job": "charts"},
+            ),
+        ],
+        log_patterns=[
+            _errors(
+                "charts",
+                "cache miss chart:1:rows on kv-2, fell back to the store db-1 in 80ms",
+                "2026-01-01T13:23:28Z",
+            ),
+            _errors(
+                "db-1",
+                "slow query 2.1s: SELECT row_no FROM chart_rows WHERE chart_id = 7",
+                "2026-01-01T13:24:00Z",
+            ),
+            replace(
+                _errors(
+                    "changebot",
+                    "CHG-20931 kv-2 /etc/kvcache.conf: -m 8192 -> -m 1024",
+                    "2026-01-01T13:21:40Z",
+                    1,
+                ),
+                level="info",
+                last_seen="2026-01-01T13:21:40Z",
+            ),
+        ],
+    )
+    draft = diagnose_digest(_ask(digest))
+    assert draft.root_cause is not None and draft.root_cause.service == "kv-2"
+    assert draft.root_cause.category == "configuration_error"
+    db = next(s for s in rank_suspects(digest).ranked if s.service == "db-1")
+    assert "charts" not in db.blamed_by  # where it fell back to answered; it did not fail
+
+
+def test_a_value_edited_in_a_config_file_or_a_change_ticket_carried_out_is_a_change() -> None:
+    assert CHANGE.search("CHG-20931 kv-2 /etc/kvcache.conf: -m 8192 -> -m 1024")
+    assert CHANGE.search("web.conf: worker_connections 1024 -> 4096")
+    assert CHANGE.search("change RVK-CHG-20931 started by jpalm: target kv-2 (tuning)")
+    assert not CHANGE.search("latency 12 -> 40ms") and not CHANGE.search("the change was small")

@@ -11,6 +11,7 @@ from dataclasses import replace
 
 from graph.analysts.base import DiagnoseRequest, EvidenceRef, Route
 from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.vocabulary import improving
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 NOW = "2026-01-01T11:00:00Z"
@@ -273,3 +274,9 @@ def test_a_system_back_from_its_trouble_that_only_serves_more_or_is_less_busy_ha
     failing = _moved("rate(broker_failed_produce_requests_total)", "up", 0.1, 40)
     draft = diagnose_digest(_request(Digest(log_patterns=[burst], anomalies=[failing]), ANSWERED))
     assert draft.verdict == "incident"
+
+
+def test_the_age_of_a_queues_oldest_message_falling_is_its_recovery() -> None:
+    assert improving("aws_sqs_approximate_age_of_oldest_message", "down")
+    assert improving("kafka_consumer_oldest_message_age_seconds", "down")
+    assert not improving("aws_sqs_approximate_age_of_oldest_message", "up")
