@@ -214,7 +214,11 @@ def _category_text(root: Suspect, ranking: Ranking) -> str:
     parts += [f"{g.alertname} {g.summary}" for g in root.alerts]
     # A usage that fell (CPU idle while requests fail elsewhere) is an effect, not the trouble's kind;
     # a falling good (free space, hits) is.
-    parts += [a.metric for a in root.anomalies if a.direction == "up" or MORE_IS_BETTER.search(a.metric)]
+    parts += [
+        f"{a.metric} {a.labels.get('reason', '')}"  # the reason a series counts by says what happened
+        for a in root.anomalies
+        if a.direction == "up" or MORE_IS_BETTER.search(a.metric)
+    ]
     # Callers describe how the root looks from outside ("upstream timed out"); their words only
     # decide the category when the root has no errors of its own to say what went wrong.
     if not root.errors:

@@ -53,12 +53,16 @@ def _alert(group: AlertGroup) -> str:
 
 
 def _metric(anomaly: MetricAnomaly) -> str:
+    # A series counting by reason (`..._last_terminated_reason{reason="OOMKilled"}`) says why in its label.
+    name = (
+        f"{anomaly.metric}{{reason={reason}}}" if (reason := anomaly.labels.get("reason")) else anomaly.metric
+    )
     if (said := say.event_phrase(anomaly)) is not None:
-        return f"{anomaly.metric} {said}"
+        return f"{name} {said}"
     verb = "rose" if anomaly.direction == "up" else "fell"
     unit = " /s" if anomaly.metric.startswith("rate(") else ""
     return (
-        f"{anomaly.metric} {verb} from {say.number(anomaly.baseline)}{unit} to "
+        f"{name} {verb} from {say.number(anomaly.baseline)}{unit} to "
         f"{say.number(anomaly.recent)}{unit} at {anomaly.change_at}"
     )
 

@@ -405,7 +405,21 @@ RAN_OUT = re.compile(
 )
 # Symptoms that say something is slow or failing but not why: a tag only when nothing specific fits.
 FALLBACK_CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
-    ("latency", ("latency", "response time", "duration", "p99", "slow", "timeout")),
+    # "completed in 2416 ms (threshold 500 ms)", "took 3.1s": a request's time told in its own line.
+    (
+        "latency",
+        (
+            "latency",
+            "response time",
+            "duration",
+            "p99",
+            "slow",
+            "timeout",
+            "completed in",
+            "took ",
+            "threshold",
+        ),
+    ),
     ("errors", ("error", "5xx", "500", "exception", "fail")),
 )
 # A deploy or rollback named in the evidence's own words, without a change line to time it.

@@ -358,3 +358,27 @@ def test_a_value_edited_in_a_config_file_or_a_change_ticket_carried_out_is_a_cha
     assert CHANGE.search("web.conf: worker_connections 1024 -> 4096")
     assert CHANGE.search("change RVK-CHG-20931 started by jpalm: target kv-2 (tuning)")
     assert not CHANGE.search("latency 12 -> 40ms") and not CHANGE.search("the change was small")
+
+
+def test_a_series_counting_by_reason_says_why_and_a_slow_request_told_in_ms_is_latency() -> None:
+    oom = {"namespace": "kube-system", "pod": "resolver-6b7f9d8c4-9xkqv", "reason": "OOMKilled"}
+    digest = Digest(
+        anomalies=[
+            _move("kube_pod_container_status_last_terminated_reason", "resolver", "2026-01-01T09:39:00Z", oom)
+        ],
+        alert_groups=[_alert("KubePodCrashLooping", "resolver", "2026-01-01T09:54:00Z", "warning")],
+    )
+    draft = diagnose_digest(_ask(digest))
+    assert draft.root_cause is not None and "{reason=OOMKilled}" in draft.root_cause.statement
+    assert draft.root_cause.category == "memory_leak"  # the tag `memory`
+    slow = Digest(
+        log_patterns=[
+            _errors(
+                "pricing",
+                "GET /api/v3/quotes/FL-6533 completed in 2416 ms (threshold 500 ms)",
+                "2026-01-01T09:40:00Z",
+            )
+        ]
+    )
+    slow_draft = diagnose_digest(_ask(slow))
+    assert slow_draft.root_cause is not None and slow_draft.root_cause.category == "latency"
