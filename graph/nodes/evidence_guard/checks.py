@@ -121,7 +121,11 @@ def _claim_violations(
 def _present(claim: Claim, cited: Sequence[EvidenceText]) -> bool:
     if claim.kind == "number":
         return any(number_present(claim, item.numbers) for item in cited)
-    return any(claim.text in item.text for item in cited)
+    forms = {claim.text}
+    if claim.kind == "time" and claim.text[:1].isdigit():
+        # A database writes a timestamp with a space (`2027-08-03 10:24:30+00`), ISO with a `T`.
+        forms.add(claim.text.replace("t", " ", 1))
+    return any(form in item.text for item in cited for form in forms)
 
 
 def _confidence_cap(

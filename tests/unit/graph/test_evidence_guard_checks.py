@@ -172,3 +172,19 @@ def test_the_summary_heading_is_no_claim_even_when_a_user_is_called_root() -> No
     assert _check(draft, [*ITEMS, sessions]).violations == []
     invented = Draft(summary="Root cause: payment, and root holds the pool.", findings=[finding])
     assert any("entity 'root'" in v for v in _check(invented, [*ITEMS, sessions]).violations)
+
+
+def test_a_database_timestamp_written_with_a_space_backs_its_iso_time() -> None:
+    rows = _item(
+        "sql-3",
+        EvidenceSource.SQL,
+        {"columns": ["captured_at", "mode"], "rows": [["2027-08-03 10:24:30+00", "AccessExclusiveLock"]]},
+    )
+    seen = Finding(
+        statement="Datasource db shows: captured_at=2027-08-03 10:24:30+00.", evidence_ids=["sql-3"]
+    )
+    assert _check(_draft(seen), [rows]).violations == []
+    other = Finding(
+        statement="Datasource db shows: captured_at=2027-08-03 11:24:30+00.", evidence_ids=["sql-3"]
+    )
+    assert _check(_draft(other), [rows]).violations  # another time is still not there
