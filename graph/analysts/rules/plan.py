@@ -13,12 +13,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
+from graph.analysts.rules.dependencies import mentions
 from graph.analysts.rules.introspection import introspection_calls
 from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.onset import change_window, read_window
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import resource_name
-from graph.analysts.rules.suspects import CHANGE_LEAD, mentions
+from graph.analysts.rules.suspects import CHANGE_LEAD
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
 from tools.facts import Digest
 from tools.toolbox.catalog import TOOLS_BY_NAME

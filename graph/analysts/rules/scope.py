@@ -13,9 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
+from graph.analysts.rules.dependencies import mentions
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import NOT_IDENTITY, Ranking, Suspect
-from graph.analysts.rules.suspects import CHANGE_LEAD, mentions
+from graph.analysts.rules.suspects import CHANGE_LEAD
 from graph.analysts.rules.vocabulary import ALERT_FOCUS, ERROR_LEVELS
 from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.dependencies import names_joined
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.findings import message_of, quote
 from graph.analysts.rules.suspect import Suspect
-from graph.analysts.rules.suspects import changes_near, names_joined, rank_suspects
+from graph.analysts.rules.suspects import changes_near, rank_suspects
 from graph.analysts.rules.vocabulary import CHANGE
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
