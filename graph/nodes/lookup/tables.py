@@ -19,6 +19,7 @@ from tools.toolbox.args import mappings, text_labels
 
 MAX_ROWS_SHOWN = 200
 MAX_CELL_CHARS = 400
+_CELL_HEAD = 280
 Rows = list[list[str]]
 Reader = Callable[[Mapping[str, Any], str], tuple[list[str], Rows]]
 
@@ -33,7 +34,10 @@ def cell(value: Any) -> str:
         text = ", ".join(f"{k}={v}" for k, v in sorted(value.items()))
     else:
         text = str(value)
-    return text if len(text) <= MAX_CELL_CHARS else text[: MAX_CELL_CHARS - 1] + "…"
+    if len(text) <= MAX_CELL_CHARS:
+        return text
+    # Its beginning and its end: a long structured line ends with its ids (`"eventID":"3f1c..."`).
+    return text[:_CELL_HEAD] + " … " + text[-(MAX_CELL_CHARS - _CELL_HEAD - 3) :]
 
 
 def cells(*values: Any) -> list[str]:

@@ -226,3 +226,22 @@ def test_the_alert_history_is_a_table_of_what_fired_and_resolved() -> None:
         ]
     ]
     assert check_rows(answer, [_item("metrics-1", "alert_history", history)]) == []
+
+
+def test_a_long_line_keeps_its_beginning_and_its_end_and_the_guard_still_holds_it() -> None:
+    long = (
+        '{"eventVersion":"1.08","eventName":"UpdateFunctionCode",'
+        + '"x":"'
+        + "y" * 600
+        + '","eventID":"3f1c9a2e"}'
+    )
+    item = _item(
+        "logs-3", "query_logs", {"lines": [_line("2026-01-01T10:05:00Z", long)]}, {"contains": "Update"}
+    )
+    answer = lookup_answer([item])
+    shown = answer.tables[0].rows[0][-1]
+    assert (
+        len(shown) == 400 and shown.startswith('{"eventVersion"') and shown.endswith('"eventID":"3f1c9a2e"}')
+    )
+    assert " … " in shown
+    assert check_rows(answer, [item]) == []
