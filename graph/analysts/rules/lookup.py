@@ -303,11 +303,9 @@ def _value_in_words(text: str) -> str | None:
         match.group("counted") and match.start("words") <= logs.start() < match.end()
     ):
         return None
-    words = [w for w in re.split(r"[ -]", match.group("words").lower()) if w not in _FILLER]
-    if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:
-        return None
+    words = _value_words(match.group("words"))
     # In any order: "active connections" is `nginx_connections_active`.
-    return words_query(words)
+    return words_query(words) if words else None
 
 
 def _count_in_words(text: str) -> str | None:
@@ -317,11 +315,19 @@ def _count_in_words(text: str) -> str | None:
     logs = _LOGS.search(text) and not _QUEUED.search(text)
     if match is None or logs or _SYMPTOM.search(text) or not _NAME_LIKE.search(text):
         return None
-    words = [w for w in re.split(r"[ -]", match.group("words").lower()) if w not in _FILLER]
-    if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:
+    if not (words := _value_words(match.group("words"))):
         return None
     # "How many evictions per second": a counter's rate, not its total since the process started.
     return rated(words_query(words)) if _PER_SECOND.search(text) else words_query(words)
+
+
+def _value_words(said: str) -> list[str]:
+    """The words a metric's name should hold, of the words a value question said (filler dropped);
+    none when they ask how something is, not how much, or are too short to name anything."""
+    words = [w for w in re.split(r"[ -]", said.lower()) if w not in _FILLER]
+    if not words or (_NO_VALUE_WORDS | _PREPOSITIONS) & set(words) or max(len(w) for w in words) < 3:
+        return []
+    return words
 
 
 def _promql_expression(text: str) -> str | None:

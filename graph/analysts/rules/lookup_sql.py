@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from graph.analysts.base import PlannedCall, PlanRequest
+from tools.digest.labels import name_pattern
 
 _ROWS = re.compile(
     r"\b(?P<rank>top|first|highest|largest|biggest|slowest|most|lowest|smallest|least)\s+(?P<n>\d{1,4})\s+"
@@ -34,13 +35,20 @@ MAX_ROWS = 200
 
 def asks_rows(text: str) -> bool:
     """Whether a question asks for a table's rows ranked by a column, in words."""
+    return _rows_asked(text) is not None
+
+
+def _rows_asked(text: str) -> re.Match[str] | None:
+    """The rank, count, things and "by" words of a rows ask; None when what it ranks is no table's."""
     match = _ROWS.search(text)
-    return match is not None and bool(_TABLE_NOUNS.search(f"{match['what']} {match['where'] or ''}"))
+    if match is None or not _TABLE_NOUNS.search(f"{match['what']} {match['where'] or ''}"):
+        return None
+    return match
 
 
 def datasource_named(text: str, datasources: Sequence[str]) -> str | None:
     """The datasource the question names, or the only one there is."""
-    named = [name for name in datasources if re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)]
+    named = [name for name in datasources if name_pattern(name).search(text)]
     if named:
         return named[0]
     return datasources[0] if len(datasources) == 1 else None
@@ -58,8 +66,7 @@ def rows_calls(request: PlanRequest) -> list[PlannedCall] | None:
     """The later rounds of a rows ask: its columns, then its ranked rows; None when the question is
     no rows ask (the other lookups' later rounds apply), [] when there is nothing left to read."""
     text = request.route.resolved_query
-    match = _ROWS.search(text)
-    if match is None or not asks_rows(text):
+    if (match := _rows_asked(text)) is None:
         return None
     datasource = datasource_named(text, request.datasources)
     tables = request.discovery.tables.get(datasource or "", ())

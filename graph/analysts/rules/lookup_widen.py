@@ -34,7 +34,7 @@ MAX_WORDS = 2
 _WORDS_QUERY = re.compile(r'^\{__name__=~"\(\?i\)\.\*(.+)\.\*"\}$')
 MAX_STREAMS = 3
 RATE_RANGE = "5m"
-_RATED = re.compile(r"^rate\((.+)\[5m\]\)$")
+_RATED = re.compile(rf"^rate\((.+)\[{RATE_RANGE}\]\)$")
 # A word of a question and the words metric names use for it instead.
 _SAID_OTHERWISE: dict[str, tuple[str, ...]] = {
     "depth": ("messages", "length", "size"),
@@ -117,21 +117,21 @@ def words_query(words: Sequence[str]) -> str:
 def _asked_words(promql: str) -> list[str]:
     """The words of a `words_query` that alone may name the metric: the two longest, when it had
     several."""
-    match = _WORDS_QUERY.match(promql)
-    if match is None:
-        return []
     # A word of two letters alone (`.*up.*`) holds in many names a server has; `lag` is specific.
-    words = [w for w in match.group(1).split("|")[0].strip("()").split(".*") if w.isalnum() and len(w) >= 3]
+    words = [w for w in _query_words(promql) if w.isalnum() and len(w) >= 3]
     return sorted(words, key=lambda w: (-len(w), w))[:MAX_WORDS] if len(words) > 1 else []
+
+
+def _query_words(promql: str) -> list[str]:
+    """The words a `words_query` was built of, in its first ordering; none for any other query."""
+    match = _WORDS_QUERY.match(promql)
+    return match.group(1).split("|")[0].strip("()").split(".*") if match else []
 
 
 def _other_words(promql: str) -> list[str]:
     """The words backends use for what a question's word asks (a queue's "depth" is its messages
     ready, a database's "backends" its connections), for a `words_query` that matched nothing."""
-    match = _WORDS_QUERY.match(promql)
-    if match is None:
-        return []
-    words = match.group(1).split("|")[0].strip("()").split(".*")
+    words = _query_words(promql)
     others = [other for word in words for other in _SAID_OTHERWISE.get(word.lower(), ())]
     # A noun of an act is its verb in metric names: "evictions" are `items_evicted_total`.
     others += [word[:-4] + "ed" for word in words if word.lower().endswith("ions") and len(word) > 7]

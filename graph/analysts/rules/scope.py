@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from graph.analysts.rules.dependencies import mentions
+from graph.analysts.rules.machines import without_port
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import NOT_IDENTITY, Ranking, Suspect
 from graph.analysts.rules.suspects import CHANGE_LEAD
@@ -163,7 +164,7 @@ def _alerts_about(question: str, digest: Digest, named: Sequence[str]) -> set[st
     jobs: set[str] = set()
     for group in named_alert_groups(question, digest):
         values = {v.lower() for v in group.labels.values()} | {
-            v.lower().rsplit(":", 1)[0] for v in group.labels.values()
+            without_port(v).lower() for v in group.labels.values()
         }
         if group.service and any(n != group.service and n.lower() in values for n in named):
             jobs.add(group.service)
