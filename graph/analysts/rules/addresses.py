@@ -43,6 +43,13 @@ def carrying(suspect: Suspect, address: str) -> list[str]:
     return sorted(found)
 
 
+def scraped_as(suspect: Suspect, job: str) -> list[str]:
+    """The evidence of `suspect`'s own scraped under `job`: what ties the job's name to it."""
+    found = {a.evidence_id for a in suspect.anomalies if a.labels.get("job") == job}
+    found |= {g.evidence_id for g in suspect.alerts if g.labels.get("job") == job}
+    return sorted(found)
+
+
 def _addresses(suspect: Suspect) -> set[str]:
     hosts = _hosts(value for a in suspect.anomalies for key, value in a.labels.items() if key == "instance")
     hosts |= _hosts(value for g in suspect.alerts for value in [g.labels.get("instance", ""), *g.instances])

@@ -12,8 +12,9 @@ from datetime import datetime, timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
-from graph.analysts.rules.addresses import carrying
-from graph.analysts.rules.links import pointed_at_by
+from graph.analysts.rules.addresses import carrying, scraped_as
+from graph.analysts.rules.dated import dated_system
+from graph.analysts.rules.links import link_same_machine, pointed_at_by
 from graph.analysts.rules.members import software_host, trouble_member, trouble_pod
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
@@ -58,6 +59,8 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     if len(current) < len(ranking.ranked):
         ranking = replace(ranking, ranked=current)
     root = ranking.ranked[0]
+    if _alert_only(root):
+        link_same_machine(root, [*ranking.ranked, *ranking.herrings, *ranking.quiet, *ranking.unrelated])
     if _alert_only(root):
         # A firing alert and nothing else about its system: an incident whose cause is not established.
         draft = alert_draft(request, root.alerts, replace(ranking, ranked=ranking.ranked[1:]))
@@ -115,7 +118,8 @@ def _ranked_in_scope(request: DiagnoseRequest, stack: MonitoringStack) -> tuple[
     ranking = rank_suspects(
         request.digest, focus=focus, known=request.services, stack=None if asked else stack
     )
-    return ranking, scoped_service(question, request.route.services, _known(ranking, request), request.digest)
+    named = scoped_service(question, request.route.services, _known(ranking, request), request.digest)
+    return ranking, named or dated_system(ranking, question, request.now)
 
 
 def _known(ranking: Ranking, request: DiagnoseRequest) -> list[str]:
@@ -149,8 +153,9 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
         found.append(say.change_finding(root.service, pattern))
     for downstream, pattern in sorted(root.blamed_by.items())[:3]:
         address = root.addressed_by.get(downstream)
-        carriers = carrying(root, address) if address else []
-        found.append(say.blame_finding(downstream, root.service, pattern, address, carriers))
+        job = root.job_named_by.get(downstream)
+        carriers = carrying(root, address) if address else scraped_as(root, job) if job else []
+        found.append(say.blame_finding(downstream, root.service, pattern, address, carriers, job=job))
     for relay, pattern in sorted(root.relayed_by.items())[:2]:
         found.append(say.relay_finding(relay, pattern))
     for later, pattern in sorted(root.followed_by.items())[:2]:
@@ -334,6 +339,7 @@ def _ruled_out(herring: Suspect, root: Suspect) -> RuledOut:
     signals = [g.alertname for g in herring.alerts] + sorted({a.metric for a in herring.anomalies})
     what = ", ".join(signals[:3]) or "its signals"
     ids = sorted({g.evidence_id for g in herring.alerts} | {a.evidence_id for a in herring.anomalies})
+    ids = ids or sorted({p.evidence_id for p in herring.errors})  # a herring known by its lines alone
     if herring.onset is None:
         reason = f"{what} started outside the incident window and nothing links it to {root.service}"
     else:

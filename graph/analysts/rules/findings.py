@@ -235,10 +235,19 @@ def blame_finding(
     pattern: LogPattern,
     address: str | None = None,
     carriers: Sequence[str] = (),
+    *,
+    job: str | None = None,
 ) -> Finding:
-    """`downstream`'s errors naming `upstream`; by its `address` alone, the finding also cites the
-    `carriers`, `upstream`'s own evidence at that address, which is what ties the two."""
-    named = f"{address}, the address {upstream} is scraped at," if address else upstream
+    """`downstream`'s errors naming `upstream`; by its `address` (or the scrape `job` of its series)
+    alone, the finding also cites the `carriers`, `upstream`'s own evidence at that address or under
+    that job, which is what ties the two."""
+    named = (
+        f"{address}, the address {upstream} is scraped at,"
+        if address
+        else f"{job}, the job {upstream} is scraped under,"
+        if job
+        else upstream
+    )
     return Finding(
         statement=(
             f"{downstream} errors name {named} as the failing dependency: "

@@ -8,6 +8,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling
 from graph.analysts.rules.vocabulary import GENERIC_CATEGORIES, categorize, readable
 from tools.facts import LogPattern
@@ -169,3 +170,23 @@ def signals_began(suspect: Suspect) -> datetime | None:
     times += [instant(p.first_seen) for p in suspect.changes]
     found = sorted(t for t in times if t is not None)
     return found[0] if found else None
+
+
+def link_same_machine(alerted: Suspect, others: Sequence[Suspect]) -> None:
+    """A system known only by its alerts on one machine, and other systems' errors of the same
+    specific kind logged on that machine after the alert began (an inode alert on a CI runner, then
+    its job runner's "no space left on device"): they suffer what the alert says, so it is upstream
+    of them, as `link_same_kind` links systems in one incident window."""
+    machines = {host for g in alerted.alerts if (host := machine_of(g.labels))}
+    began = min((t for g in alerted.alerts if (t := instant(g.first_started)) is not None), default=None)
+    kind = categorize(own_words(alerted), changed=False)
+    if len(machines) != 1 or began is None or kind in GENERIC_CATEGORIES:
+        return
+    for other in others:
+        here = [p for p in _incident_patterns(other) if p.host in machines]
+        first = min((t for p in here if (t := instant(p.first_seen)) is not None), default=None)
+        if other is alerted or first is None or first < began:
+            continue
+        if categorize(" ".join(f"{p.template} {p.example}" for p in here), changed=False) == kind:
+            alerted.followed_by.setdefault(other.service, here[0])
+            other.blames.add(alerted.service)

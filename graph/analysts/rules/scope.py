@@ -14,6 +14,7 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from graph.analysts.rules.dependencies import mentions
+from graph.analysts.rules.links import link_same_machine
 from graph.analysts.rules.machines import without_port
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import NOT_IDENTITY, Ranking, Suspect
@@ -199,7 +200,8 @@ def _alert_groups_about(words: set[str], digest: Digest) -> list[AlertGroup]:
 
 
 def _as_word(value: str) -> str:
-    return value.strip(" /.:").lower()
+    """A label value as a question spells it: `/search` is search, `runner-4:9100` is runner-4."""
+    return without_port(value).strip(" /.:").lower()
 
 
 def named_alert_groups(question: str, digest: Digest) -> list[AlertGroup]:
@@ -228,6 +230,8 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
         # when the question is about it.
         own = _own_errors(target, digest)
         return Ranking([own] if own else [], [], own.onset if own else None, unrelated=ranking.ranked[:3])
+    if not (scoped.anomalies or scoped.errors):
+        link_same_machine(scoped, list(everyone.values()))  # others' errors on its alert's machine
     depth = _causes(scoped, everyone, digest)
     if ranking.ranked and ranking.ranked[0].service in depth:
         return ranking

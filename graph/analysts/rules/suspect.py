@@ -29,6 +29,7 @@ class Suspect:
     alerts: list[AlertGroup] = field(default_factory=list)  # firing groups
     blamed_by: dict[str, LogPattern] = field(default_factory=dict)  # other service -> its pattern
     addressed_by: dict[str, str] = field(default_factory=dict)  # those naming only its address -> it
+    job_named_by: dict[str, str] = field(default_factory=dict)  # those naming only its scrape job -> the job
     # Other services whose errors fail on the far side of a call the way this one's signals say it
     # fails, without naming it (a proxy's "handshake to upstream 10.1.9.20 failed") -> their pattern.
     relayed_by: dict[str, LogPattern] = field(default_factory=dict)

@@ -190,6 +190,7 @@ def _profile(
                 if len(name) >= 3
                 and not _related_names(name, s.service)  # its own replica `db-b` is still itself
                 and mentions(lowered, name.lower())
+                and not _client_prefix(lowered, name.lower())
             ]
             for changed in named or [s]:
                 changed.changes.append(pattern)
@@ -248,6 +249,7 @@ def _blame_job_members(suspects: dict[str, Suspect]) -> None:
         member = members[0]
         for caller, pattern in job.blamed_by.items():
             member.blamed_by.setdefault(caller, pattern)
+            member.job_named_by.setdefault(caller, name)
             suspects[caller].blames = (suspects[caller].blames - {name}) | {member.service}
         del suspects[name]
 
@@ -335,8 +337,9 @@ def _collected(labels: Mapping[str, str], service: str | None, collectors: set[s
 def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:
     """The anomaly's system: the one an alert or a log stream names by the series' workload or host,
     when one does (an exporter's `job=db-exporter instance=db-0` series is about the `db-0` an alert
-    fires on; a `job=state-exporter deployment=web` series about `web`)."""
-    keys = ("deployment", "statefulset", "daemonset", "instance", "server", "host")
+    fires on; a `job=state-exporter deployment=web` series about `web`; a cluster exporter's
+    `cluster=search-prod` or `instance=search-prod-exporter:9114` series about `search-prod`)."""
+    keys = ("deployment", "statefulset", "daemonset", "instance", "server", "host", "cluster")
     return _named_by(anomaly.labels, keys, alerted, anomaly.service) or anomaly.service
 
 
@@ -344,10 +347,21 @@ def _named_by(labels: Mapping[str, str], keys: Sequence[str], names: set[str], o
     """The first of `names` a label of `keys` holds (a host with or without its port), other than `own`."""
     for key in keys:
         value = labels.get(key) or ""
-        for name in (value, "" if "://" in value else value.rsplit(":", 1)[0]):
+        host = "" if "://" in value else value.rsplit(":", 1)[0]
+        for name in (value, host, _EXPORTER_SUFFIX.sub("", host)):
             if name and name in names and name != own:
                 return name
     return None
+
+
+# An exporter deployed beside the one system it reads is often named after it: `<system>-exporter`.
+_EXPORTER_SUFFIX = re.compile(r"[-_](?:prometheus[-_])?exporter$")
+
+
+def _client_prefix(text: str, name: str) -> bool:
+    """Whether a line names `name` as its client library's prefix ("unleash: toggles refreshed"): the
+    logging system received the change from it, the change is its own."""
+    return re.match(rf"(?:\S*\]\s*)?{re.escape(name)}: ", text) is not None
 
 
 def _read_metric(metric: str) -> str:

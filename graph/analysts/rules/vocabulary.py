@@ -142,7 +142,8 @@ CHANGE = re.compile(
     + _CONFIG_FILE
     + r"\b[^\n]{0,80}?(?:->|=>|\u2192)\s*-?\w+|"
     r"\bchange\s+[a-z]+-[\w-]*\d+\s+(?:started|applied|executed|completed)|"
-    r"feature flag|pulled image|updated? image|image updated|scaled (?:up|down) replica set|parameter group|"
+    r"feature (?:flag|toggle|switch)|toggles? (?:refresh|updat|chang|enabl|disabl|flipp)\w*|"
+    r"pulled image|updated? image|image updated|scaled (?:up|down) replica set|parameter group|"
     r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*|"
     # An update of settings, flags or parameters in any vendor's words ("instances.update ...
     # settings.databaseFlags", "Updated parameter max_connections to 120").
@@ -171,7 +172,7 @@ ROLLOUT = re.compile(
 )
 # A change line that edits configuration rather than releasing code (a config map, settings, flags).
 CONFIG_CHANGE = re.compile(
-    r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|flags?|parameters?|"
+    r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|flags?|toggles?|parameters?|"
     r"env(?:ironment)? var\w*|capacity|throughput|quotas?|limits?)\b|" + rf"(?:{_RELOAD}|{_CONFIG_FILE})\b|"
     r"(?-i:[a-z](?:Capacity|Throughput|Configuration|Parameters|Settings|Quota|Limit)\w*)",
     re.IGNORECASE,

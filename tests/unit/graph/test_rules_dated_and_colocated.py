@@ -1,0 +1,218 @@
+"""Telemetry read the way its authors wrote it: an exporter's series of a cluster known by another
+name, a client's line about the change it received, a question that dates its trouble, an alert on a
+machine whose other systems fail the same way, and a caller naming a system by its scrape job."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.suspects import rank_suspects
+from graph.analysts.rules.vocabulary import CHANGE, CONFIG_CHANGE
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
+
+NOW = "2026-03-01T11:00:00Z"
+
+
+def _ask(question: str, digest: Digest) -> DiagnoseRequest:
+    return DiagnoseRequest(
+        route=Route(route="complex", resolved_query=question), evidence=[], digest=digest, now=NOW
+    )
+
+
+def _move(metric: str, service: str, at: str, labels: dict[str, str]) -> MetricAnomaly:
+    return MetricAnomaly(
+        evidence_id="metrics-2",
+        metric=metric,
+        labels=labels,
+        service=service,
+        baseline=0.0,
+        recent=4.0,
+        peak=4.0,
+        change_at=at,
+        direction="up",
+        ratio=1e6,
+        score=50.0,
+    )
+
+
+def _alert(name: str, service: str, at: str, labels: dict[str, str], summary: str) -> AlertGroup:
+    return AlertGroup(
+        evidence_id="alerts-1",
+        alertname=name,
+        service=service,
+        severity="critical",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started=at,
+        summary=summary,
+        labels={"alertname": name, **labels},
+    )
+
+
+def _lines(service: str, text: str, first: str, count: int = 40, **fields: str | None) -> LogPattern:
+    return LogPattern(
+        evidence_id="logs-2",
+        service=service,
+        level=fields.pop("level", None) or "error",
+        template=text,
+        count=count,
+        first_seen=first,
+        last_seen="2026-03-01T10:59:00Z",
+        example=text,
+        host=fields.pop("host", None),
+    )
+
+
+def test_a_cluster_exporters_series_belong_to_the_cluster_its_alerts_and_lines_name() -> None:
+    """`job=searchd` reads the cluster `docs-search` (its `cluster` label, its exporter named after it)."""
+    labels = {"job": "searchd", "cluster": "docs-search", "instance": "docs-search-exporter:9114"}
+    digest = Digest(
+        anomalies=[_move("es_cluster_unassigned_shards", "searchd", "2026-03-01T10:01:00Z", labels)],
+        alert_groups=[
+            _alert(
+                "SearchDiskHigh", "docs-search", "2026-03-01T09:40:00Z", {"cluster": "docs-search"}, "disk"
+            )
+        ],
+        log_patterns=[_lines("docs-search", "disk watermark exceeded on data-2", "2026-03-01T09:35:00Z")],
+    )
+    ranked = {s.service: s for s in rank_suspects(digest).ranked}
+    assert "searchd" not in ranked
+    assert [a.metric for a in ranked["docs-search"].anomalies] == ["es_cluster_unassigned_shards"]
+    by_instance = {"job": "searchd", "instance": "docs-search-exporter:9114"}
+    moved = replace(digest, anomalies=[replace(digest.anomalies[0], labels=by_instance)])
+    assert [a.metric for a in rank_suspects(moved).ranked[0].anomalies] == ["es_cluster_unassigned_shards"]
+
+
+def test_a_feature_toggle_flipped_is_a_configuration_change() -> None:
+    for line in (
+        'Feature toggle "auth.strict-aud" updated by dana in environment production: enabled=true',
+        "flagd: toggles refreshed (etag 12), changed: [auth.strict-aud]",
+    ):
+        assert CHANGE.search(line) and CONFIG_CHANGE.search(line), line
+    assert not CHANGE.search("token rejected: aud not in allowed audiences")
+
+
+def _toggled(client_line: str) -> Digest:
+    return Digest(
+        alert_groups=[_alert("GateHigh401Rate", "gate", "2026-03-01T10:09:00Z", {"job": "gate"}, "401s")],
+        log_patterns=[
+            _lines(
+                "gate",
+                f"{client_line} toggles refreshed, changed: [strict-aud]",
+                "2026-03-01T10:05:10Z",
+                3,
+                level="info",
+            ),
+            _lines(
+                "gate", "token rejected: aud [mobile] not in allowed audiences", "2026-03-01T10:05:35Z", 170
+            ),
+            _lines(
+                "flagd", "Feature toggle strict-aud updated by dana", "2026-03-01T10:05:02Z", 1, level="info"
+            ),
+        ],
+    )
+
+
+def test_a_clients_line_about_a_change_it_received_is_its_own_change() -> None:
+    """ "flagd: toggles refreshed" in the gateway's lines: the gateway took the change from flagd."""
+    gate = {s.service: s for s in rank_suspects(_toggled("flagd:")).ranked}["gate"]
+    assert [p.template[:6] for p in gate.changes] == ["flagd:"]
+    draft = diagnose_digest(_ask("Mobile logins fail with 401 since ~10:05, why?", _toggled("flagd:")))
+    assert draft.root_cause is not None
+    assert (draft.root_cause.service, draft.root_cause.category) == ("gate", "configuration_error")
+    # A platform's line naming another system mid-sentence is still about that system.
+    named = rank_suspects(_toggled("sync with flagd done;")).ranked
+    assert all(not s.changes for s in named if s.service == "gate")
+
+
+def _two_problems() -> Digest:
+    """A CI runner's disk errors since 09:20 (the most lines), a gateway's rejects since 10:05."""
+    return Digest(
+        log_patterns=[
+            _lines(
+                "ci-runner",
+                "job failed: mkdir /var/lib/docker: no space left on device",
+                "2026-03-01T09:20:00Z",
+                300,
+            ),
+            _lines("gate", "request rejected: upstream returned 401", "2026-03-01T10:05:30Z", 60),
+        ]
+    )
+
+
+def test_a_question_that_dates_its_trouble_is_about_what_began_then() -> None:
+    draft = diagnose_digest(_ask("Logins fail since ~10:05. What's going on?", _two_problems()))
+    assert draft.root_cause is not None and draft.root_cause.service == "gate"
+    assert "ci-runner" in draft.summary  # listed as also happening, never substituted
+    undated = diagnose_digest(_ask("What's going on?", _two_problems()))
+    assert undated.root_cause is not None and undated.root_cause.service == "ci-runner"
+    # A cause may begin shortly before the trouble it dates: it keeps its place.
+    near = diagnose_digest(_ask("CI fails since 09:30. What's going on?", _two_problems()))
+    assert near.root_cause is not None and near.root_cause.service == "ci-runner"
+
+
+def _inode_alert(errors_host: str) -> Digest:
+    """An inode alert since 08:00 on runner-4; a CI agent's disk errors from 09:39, a gateway's from 10:05."""
+    labels = {"job": "node", "instance": "runner-4:9100", "mountpoint": "/var/lib/docker"}
+    return Digest(
+        alert_groups=[
+            _alert(
+                "NodeFilesystemAlmostOutOfFiles",
+                "node",
+                "2026-03-01T08:00:00Z",
+                labels,
+                "less than 5% inodes left",
+            )
+        ],
+        log_patterns=[
+            _lines(
+                "ci-agent",
+                "job failed: mkdir /var/lib/docker/x: no space left on device",
+                "2026-03-01T09:39:00Z",
+                60,
+                host=errors_host,
+            ),
+            _lines("gate", "request rejected: upstream returned 401", "2026-03-01T10:05:30Z", 170),
+        ],
+    )
+
+
+def test_an_alert_on_a_host_port_scopes_a_question_naming_the_host_and_its_systems_errors_follow() -> None:
+    question = "CI jobs on runner-4 fail with 'no space left on device'. What's going on?"
+    draft = diagnose_digest(_ask(question, _inode_alert("runner-4")))
+    assert draft.root_cause is not None
+    assert (draft.root_cause.service, draft.root_cause.category) == ("runner-4", "disk_full")
+    assert "ci-agent" in draft.root_cause.statement
+    # The same errors on another machine say nothing about this one's alert.
+    elsewhere = diagnose_digest(_ask(question, _inode_alert("runner-9")))
+    assert elsewhere.root_cause is None and "cause is not established" in elsewhere.summary
+
+
+def test_a_caller_naming_a_system_by_its_scrape_job_is_quoted_with_the_job_and_its_evidence() -> None:
+    labels = {"job": "searchd", "instance": "docs-search-exporter:9114", "cluster": "docs-search"}
+    digest = Digest(
+        anomalies=[_move("es_cluster_unassigned_shards", "searchd", "2026-03-01T10:01:00Z", labels)],
+        alert_groups=[],
+        log_patterns=[
+            _lines(
+                "indexer", "bulk failed: searchd exception [cluster_block_exception]", "2026-03-01T10:38:00Z"
+            ),
+            replace(
+                _lines("docs-search", "flood stage disk watermark exceeded", "2026-03-01T10:00:00Z"),
+                evidence_id="logs-3",
+            ),
+            replace(
+                _lines("web", "upstream reco timed out", "2026-03-01T08:00:00Z", 3), evidence_id="logs-4"
+            ),
+        ],
+    )
+    asked = _ask("Why are edits not indexed?", digest)
+    draft = diagnose_digest(replace(asked, services=["searchd", "indexer", "docs-search", "web"]))
+    assert draft.root_cause is not None and draft.root_cause.service == "docs-search"
+    blame = next(f for f in draft.findings if "failing dependency" in f.statement)
+    assert "searchd, the job docs-search is scraped under," in blame.statement
+    assert blame.evidence_ids == ["logs-2", "metrics-2"]
+    assert [r.evidence_ids for r in draft.ruled_out if r.service == "web"] == [["logs-4", "metrics-2"]]
