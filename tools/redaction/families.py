@@ -31,6 +31,11 @@ class Secret:
 KEY_STEMS = (
     r"pass(?:w(?:or)?d|phrase)|pwd|secret|token(?!i[sz]|_?counts?\b|s\w*(?:\\*[\"'])?[ \t]*[=:][ \t]*\d)"
     r"|credential|auth(?!or(?!i[sz]))"
+    # A system named after what it does (`auth-gateway: AuthGatewayDown`, `authsvc-api: 3 errors`) is
+    # no key unless a part of its name says it holds a secret (`x-auth-token`, `auth-key`) or is no
+    # word (`auth-v2`).
+    r"(?![a-z]{0,48}+-(?![\w.-]{0,48}?(?:token|key|secret|pass|pwd|cookie|cred|sig|hash|code|header|session|val|data))"
+    r"[a-z]{3})"
     # api_key, access-key, privatekey: matched from "key" (one literal to look for instead of three).
     r"|(?:(?<=api)|(?<=api[_-])|(?<=access)|(?<=access[_-])|(?<=private)|(?<=private[_-]))key"
 )

@@ -193,8 +193,19 @@ def test_the_reported_misses_are_masked(text: str, secret: str) -> None:
         "job=node instance=authn-03:9100 up",
         "GET http://auth-api:8080/healthz 200",
         "scrape of tokenizer-2:9187 failed",
+        # A system named after what it does, and what an answer says about it.
+        "Firing alerts on auth-gateway: AuthGatewayHigh401Rate (critical)",
+        "authsvc-api: change at 14:05",
     ],
 )
 def test_ordinary_log_text_is_left_alone(line: str) -> None:
     assert redact(line) == line
     assert redact(json.dumps({"m": line})) == json.dumps({"m": line})
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["auth-token: Zq9x81", "x-auth-key=Zq9x81", "AUTH-SESSION-ID: Zq9x81", "auth-v2=Zq9x81", "auth: Zq9x81"],
+)
+def test_an_auth_key_whose_name_says_it_holds_a_secret_loses_its_value(line: str) -> None:
+    assert "Zq9x81" not in redact(line)
