@@ -179,6 +179,7 @@ def _owners_named(question: str, digest: Digest) -> list[str]:
     words = {word.lower() for word in question_terms(question)}
     owners = [g.service for g in named_alert_groups(question, digest) if g.service]
     owners += [g.service for g in _alert_groups_about(words, digest) if g.service]
+    owners += [g.service for g in _alert_names_holding(words, digest) if g.service]
     owners += [a.service for a in digest.anomalies if a.metric.lower() in words and a.service]
     return [owner for owner in owners if owner]
 
@@ -197,6 +198,21 @@ def _alert_groups_about(words: set[str], digest: Digest) -> list[AlertGroup]:
             if key not in NOT_IDENTITY and len(_as_word(value)) >= 3
         )
     ]
+
+
+def _alert_names_holding(words: set[str], digest: Digest) -> list[AlertGroup]:
+    """Firing groups whose CamelCase alert name holds a word of the question ("card checkouts are
+    slow" and `PaymentsCheckoutLatencyHigh`): the alert is about what the question is."""
+    words = words | {word[:-1] for word in words if word.endswith("s") and len(word) > 4}
+    return [
+        g
+        for g in digest.alert_groups
+        if g.status == "firing"
+        and words & {w.lower() for w in _CAMEL_WORD.findall(g.alertname) if len(w) >= 4}
+    ]
+
+
+_CAMEL_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
 def _as_word(value: str) -> str:

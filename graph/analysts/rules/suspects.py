@@ -340,7 +340,14 @@ def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:
     fires on; a `job=state-exporter deployment=web` series about `web`; a cluster exporter's
     `cluster=search-prod` or `instance=search-prod-exporter:9114` series about `search-prod`)."""
     keys = ("deployment", "statefulset", "daemonset", "instance", "server", "host", "cluster")
-    return _named_by(anomaly.labels, keys, alerted, anomaly.service) or anomaly.service
+    named = _named_by(anomaly.labels, keys, alerted, anomaly.service)
+    if named is None and anomaly.service not in alerted:
+        # A collector's job that neither alerts nor logs (`job=cloud-metrics-exporter`): its series are
+        # about the one system a label of theirs names (`database_name=billing-db`, which alerts).
+        values = {k: v for k, v in anomaly.labels.items() if k not in ("job", "instance", "__name__")}
+        found = {n for n in alerted if n in values.values()}
+        named = found.pop() if len(found) == 1 else None
+    return named or anomaly.service
 
 
 def _named_by(labels: Mapping[str, str], keys: Sequence[str], names: set[str], own: str | None) -> str | None:

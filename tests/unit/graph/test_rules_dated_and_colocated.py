@@ -216,3 +216,50 @@ def test_a_caller_naming_a_system_by_its_scrape_job_is_quoted_with_the_job_and_i
     assert "searchd, the job docs-search is scraped under," in blame.statement
     assert blame.evidence_ids == ["logs-2", "metrics-2"]
     assert [r.evidence_ids for r in draft.ruled_out if r.service == "web"] == [["logs-4", "metrics-2"]]
+
+
+def test_a_collector_jobs_series_belong_to_the_one_alerting_system_a_label_names() -> None:
+    """`job=cloud-metrics-exporter` neither alerts nor logs; `database_name=billing-db` does."""
+    labels = {"job": "cloud-metrics-exporter", "database_name": "billing-db", "resource_group": "rg-1"}
+    digest = Digest(
+        anomalies=[
+            _move("cloud_sql_workers_percent", "cloud-metrics-exporter", "2026-03-01T10:40:00Z", labels)
+        ],
+        alert_groups=[
+            _alert(
+                "SqlWorkersHigh",
+                "billing-db",
+                "2026-03-01T10:42:00Z",
+                {"database_name": "billing-db"},
+                "workers",
+            )
+        ],
+    )
+    ranked = [s.service for s in rank_suspects(digest).ranked]
+    assert ranked == ["billing-db"]
+    # A label naming two alerting systems names neither.
+    both = replace(digest.anomalies[0], labels={**labels, "server_name": "billing-srv"})
+    other = _alert("SrvDown", "billing-srv", "2026-03-01T10:42:00Z", {}, "down")
+    mixed = replace(digest, anomalies=[both], alert_groups=[*digest.alert_groups, other])
+    assert "cloud-metrics-exporter" in [s.service for s in rank_suspects(mixed).ranked]
+
+
+def test_a_question_scopes_to_the_system_whose_alert_name_holds_its_word() -> None:
+    """ "Card checkouts are slow" and `PaymentsCheckoutLatencyHigh` on payments, beside a louder
+    incident elsewhere."""
+    digest = Digest(
+        alert_groups=[
+            _alert(
+                "PaymentsCheckoutLatencyHigh", "payments", "2026-03-01T10:52:00Z", {"job": "payments"}, "p99"
+            ),
+            _alert("QueueBacklog", "worker", "2026-03-01T10:20:00Z", {"job": "worker"}, "backlog"),
+        ],
+        log_patterns=[
+            _lines("payments", "charge slow: provider took 7s (budget 2s)", "2026-03-01T10:52:30Z", 30),
+            _lines("worker", "task failed: lock wait timeout exceeded", "2026-03-01T10:20:10Z", 300),
+        ],
+    )
+    draft = diagnose_digest(_ask("Card checkouts are slow. What's going on?", digest))
+    assert draft.root_cause is not None and draft.root_cause.service == "payments"
+    unscoped = diagnose_digest(_ask("What's going on?", digest))
+    assert unscoped.root_cause is not None and unscoped.root_cause.service == "worker"
