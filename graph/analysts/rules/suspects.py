@@ -45,6 +45,7 @@ from graph.analysts.rules.vocabulary import (
     categorize,
 )
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummary
+from tools.identity import DEFAULT_IDENTITY
 from tools.prometheus.discovery import MonitoringStack
 
 CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can be its cause
@@ -344,7 +345,8 @@ def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:
     if named is None and anomaly.service not in alerted:
         # A collector's job that neither alerts nor logs (`job=cloud-metrics-exporter`): its series are
         # about the one system a label of theirs names (`database_name=billing-db`, which alerts).
-        values = {k: v for k, v in anomaly.labels.items() if k not in ("job", "instance", "__name__")}
+        # Not a label that names the series' own system or its endpoint (`handler=/pay` of a web app).
+        values = {k: v for k, v in anomaly.labels.items() if k not in _OWN_KEYS}
         found = {n for n in alerted if n in values.values()}
         named = found.pop() if len(found) == 1 else None
     return named or anomaly.service
@@ -361,6 +363,7 @@ def _named_by(labels: Mapping[str, str], keys: Sequence[str], names: set[str], o
     return None
 
 
+_OWN_KEYS = frozenset({*DEFAULT_IDENTITY.labels, "__name__"})
 # An exporter deployed beside the one system it reads is often named after it: `<system>-exporter`.
 _EXPORTER_SUFFIX = re.compile(r"[-_](?:prometheus[-_])?exporter$")
 
