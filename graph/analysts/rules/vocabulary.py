@@ -340,7 +340,27 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ),
     # "replica " with its space: an orchestrator's "replicas" (desired vs available) are not replication.
     ("replication", ("replica lag", "replication", "replica ", "standby", "wal receiver", "slave")),
-    ("failover", ("failover", "fail over", "promoted", "promotion", "switchover", "new primary")),
+    # An election is how a replica set or a consensus group changes its primary or leader
+    # (`replset_member_election_date`, "stepping down"); a client's "not writable primary" sees it.
+    (
+        "failover",
+        (
+            "failover",
+            "fail over",
+            "promoted",
+            "promotion",
+            "switchover",
+            "new primary",
+            "election",
+            "elected",
+            "stepdown",
+            "step down",
+            "stepping down",
+            "stepped down",
+            "notwritableprimary",
+            "not writable primary",
+        ),
+    ),
     ("checkpoint", ("checkpoint", "vacuum", "bgwriter", "buffers written", "flush storm")),
     ("tls", ("certificate", "x509", "tls", "ssl", "handshake")),
     ("dns", ("dns", "name resolution", "nxdomain", "no such host", "could not resolve", "servfail")),

@@ -9,7 +9,7 @@ from dataclasses import replace
 from graph.analysts.base import DiagnoseRequest, Route
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.suspects import rank_suspects
-from graph.analysts.rules.vocabulary import CHANGE, CONFIG_CHANGE
+from graph.analysts.rules.vocabulary import CHANGE, CONFIG_CHANGE, categorize
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 NOW = "2026-03-01T11:00:00Z"
@@ -263,3 +263,17 @@ def test_a_question_scopes_to_the_system_whose_alert_name_holds_its_word() -> No
     assert draft.root_cause is not None and draft.root_cause.service == "payments"
     unscoped = diagnose_digest(_ask("What's going on?", digest))
     assert unscoped.root_cause is not None and unscoped.root_cause.service == "worker"
+
+
+def test_an_election_is_a_failover_even_beside_a_rollout() -> None:
+    """A replica set's election (its exporter's `election_date` moved, a member stepped down) is the
+    event, not the kernel rollout running on its hosts."""
+    signals = "\n".join(
+        (
+            "mongodb_mongod_replset_member_election_date",
+            "replSetStepDown: stepping down from primary",
+            "insert failed: NotWritablePrimary",
+        )
+    )
+    assert categorize(signals, changed=True, change_text="kernel 6.1 rollout: next host db-0") == "failover"
+    assert categorize("mongodb_connections", changed=True, change_text="kernel 6.1 rollout") != "failover"
