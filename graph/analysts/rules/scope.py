@@ -318,13 +318,15 @@ def _furthest(depth: dict[str, int], everyone: dict[str, Suspect]) -> Suspect:
 
 
 def _upstream(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) -> set[str]:
-    """Services `suspect`'s errors name, services it calls whose trouble began before its own, and
-    services whose signals began before its errors (cause before effect)."""
+    """Services `suspect`'s errors name, services it calls whose trouble began before its own,
+    services whose signals began before its errors (cause before effect), and the failing consumers
+    of a queue it backs up."""
     named = {name for name in suspect.blames if name in everyone}
     named |= {name for name, other in everyone.items() if suspect.service in other.precedes}
     began = _began(suspect)
     if began is not None:
         named |= _changed_clients(suspect, began, everyone, digest)
+    named |= _failing_consumers(suspect, everyone, digest)
     for name in _callees(suspect.service, everyone, digest):
         other = _began(everyone[name])
         if began is not None and other is not None and other < began:
@@ -363,6 +365,34 @@ def _changed_clients(
         elif any(mentions(said.lower(), kind) for kind in kinds):
             kind_only.add(name)
     return found or (kind_only if len(kind_only) == 1 else set())
+
+
+def _failing_consumers(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) -> set[str]:
+    """Failing systems whose lines or series name a queue or topic that backs up with no errors of
+    its broker's own (`queue=origin-sync` and `origin_sync_uploads_total`): a backlog grows because
+    its consumer fails (its lines may come later, as its retries give up), so the consumer is
+    upstream of it. A database's failing clients are its effects, not its causes: only queues and
+    topics are read so; a broker that fails itself is not a backlog."""
+    marks = {_spaced(v) for labels in suspect.label_sets() for k, v in labels.items() if k in _CONSUMED}
+    found: set[str] = set()
+    for name, other in everyone.items():
+        failing = any(p.count >= 3 for p in other.errors)
+        if name == suspect.service or not marks or suspect.errors or not failing:
+            continue
+        said = [f"{p.template} {p.example}" for p in digest.log_patterns if p.service == name]
+        said += [a.metric for a in digest.anomalies if a.service == name]
+        text = f" {_spaced(' '.join(said))} "
+        if any(len(mark) >= 4 and f" {mark} " in text for mark in marks):
+            found.add(name)
+    return found
+
+
+_CONSUMED = frozenset({"queue", "queue_name", "topic", "topic_name", "stream", "stream_name"})
+
+
+def _spaced(text: str) -> str:
+    """`origin_sync_uploads_total` and `origin-sync` as words: "origin sync uploads total"."""
+    return " ".join(re.split(r"[\W_]+", text.lower())).strip()
 
 
 def _change_before(suspect: Suspect, began: datetime) -> datetime | None:

@@ -277,3 +277,44 @@ def test_an_election_is_a_failover_even_beside_a_rollout() -> None:
     )
     assert categorize(signals, changed=True, change_text="kernel 6.1 rollout: next host db-0") == "failover"
     assert categorize("mongodb_connections", changed=True, change_text="kernel 6.1 rollout") != "failover"
+
+
+def _backlog(broker_errors: bool) -> Digest:
+    """A queue backs up from 18:00; its consumer (whose series name the queue) fails on the origin's
+    expired certificate; the origin's probe and certificate alerts fire."""
+    queue = {"instance": "mq-0:15692", "queue": "origin-sync"}
+    lines = [
+        _lines(
+            "uploader", "sync failed: tls: failed to verify certificate: x509 expired", "2026-03-01T10:22:00Z"
+        ),
+        _lines("cdn-origin", "SSL_do_handshake() failed: certificate expired", "2026-03-01T10:00:30Z"),
+    ]
+    if broker_errors:
+        lines.append(_lines("mq-0:15692", "disk alarm set: publishers blocked", "2026-03-01T09:59:00Z"))
+    return Digest(
+        anomalies=[
+            _move("mq_queue_messages_ready", "mq-0:15692", "2026-03-01T10:01:00Z", queue),
+            _move(
+                "rate(origin_sync_uploads_failed_total)",
+                "uploader",
+                "2026-03-01T10:00:00Z",
+                {"job": "uploader"},
+            ),
+        ],
+        alert_groups=[
+            _alert("QueueBacklog", "mq-0:15692", "2026-03-01T10:20:00Z", queue, "backlog growing"),
+            _alert(
+                "ProbeFailed", "cdn-origin", "2026-03-01T10:00:00Z", {"job": "probe"}, "certificate expired"
+            ),
+        ],
+        log_patterns=lines,
+    )
+
+
+def test_a_queue_that_backs_up_is_explained_by_its_failing_consumer_and_what_that_fails_on() -> None:
+    question = "Uploads aren't reaching the origin and the origin-sync queue keeps growing. Why?"
+    draft = diagnose_digest(_ask(question, _backlog(broker_errors=False)))
+    assert draft.root_cause is not None and draft.root_cause.service == "cdn-origin"
+    # A broker failing itself is no backlog of a consumer's making.
+    failing = diagnose_digest(_ask(question, _backlog(broker_errors=True)))
+    assert failing.root_cause is not None and failing.root_cause.service == "mq-0:15692"
