@@ -47,6 +47,9 @@ class LogPattern:
     # Who reported the line when it is not the system's own: "scrape" is Prometheus failing to scrape
     # it (the target's last error). Such words say how the system looks from outside.
     origin: str | None = None
+    # Present from the read's first minutes at an even rate to its end: the lines show no onset inside
+    # the window (a proxy logging a trickle of 503s all day), so they are no new trouble by themselves.
+    steady: bool = False
 
 
 @dataclass(frozen=True, slots=True)

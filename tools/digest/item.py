@@ -17,7 +17,7 @@ from datetime import datetime
 from tools.base import Evidence, EvidenceSource, EvidenceStatus
 from tools.digest.database import state_from
 from tools.digest.knowledge import clues_from, passages_from
-from tools.digest.labels import clip
+from tools.digest.labels import clip, parse_instant
 from tools.digest.limits import DigestLimits
 from tools.digest.logs import patterns_from
 from tools.digest.metrics import anomalies_from
@@ -71,7 +71,8 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
         anomalies = tuple(anomalies_from(item.id, data, now=now, limits=limits))
         return ItemFacts(anomalies=anomalies, names=_label_values(data.get("series")))
     if item.source is EvidenceSource.LOGS and "lines" in data:
-        patterns = tuple(patterns_from(item.id, data, now=now, limits=limits))
+        read_from = parse_instant(item.query.get("start"))
+        patterns = tuple(patterns_from(item.id, data, now=now, limits=limits, read_from=read_from))
         return ItemFacts(patterns=patterns, names=_label_values(data.get("lines")))
     if item.source is EvidenceSource.SQL and "introspection" in data:
         return ItemFacts(database=state_from(item.id, data))

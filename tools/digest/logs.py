@@ -7,10 +7,11 @@ kind of message is one pattern whatever its values. Errors rank first, then warn
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from drain3.masking import MaskingInstruction
@@ -59,12 +60,20 @@ class _Cluster:
     reason: str | None = None
     levels: dict[str, int] = field(default_factory=dict)
     hosts: set[str] = field(default_factory=set)
+    stamps: list[datetime] = field(default_factory=list)  # when each line came, for `_steady`
 
 
 def patterns_from(
-    evidence_id: str, data: Mapping[str, Any], *, now: datetime, limits: DigestLimits
+    evidence_id: str,
+    data: Mapping[str, Any],
+    *,
+    now: datetime,
+    limits: DigestLimits,
+    read_from: datetime | None = None,
 ) -> list[LogPattern]:
-    """The top log patterns of one evidence item's lines, per service and level."""
+    """The top log patterns of one evidence item's lines, per service and level. `read_from` is
+    where the read began (its query's start): a pattern there from its first minutes to its last at
+    an even rate is marked `steady`."""
     miner = TemplateMiner(config=_miner_config())
     # Repeated messages are masked once; drain still sees every line, in order, as before.
     masked: dict[str, str] = {}
@@ -86,11 +95,14 @@ def patterns_from(
         cluster_id = int(cluster.cluster_id)
         entry = clusters.setdefault((cluster_id, service), _Cluster(service=service, level=level))
         _record(entry, ts, message, level)
+        if read_from is not None:
+            entry.stamps.append(ts)
         if host := next((labels[k] for k in HOST_LABEL_KEYS if labels.get(k)), None):
             entry.hosts.add(host)
         if entry.reason is None:
             entry.reason = _reason_of(labels, message)
     templates = {c.cluster_id: c.get_template() for c in miner.drain.clusters}
+    read = _covered(read_from, now, [t for entry in clusters.values() for t in entry.stamps])
     found = [
         LogPattern(
             evidence_id=evidence_id,
@@ -103,6 +115,7 @@ def patterns_from(
             example=clip(entry.example, limits.example_chars),
             reason=entry.reason,
             host=next(iter(entry.hosts)) if len(entry.hosts) == 1 else None,
+            steady=read is not None and _steady(entry, read),
         )
         for (cluster_id, _), entry in clusters.items()
     ]
@@ -116,6 +129,56 @@ def rank_patterns(patterns: Sequence[LogPattern], limit: int) -> list[LogPattern
         key=lambda p: (_LEVEL_RANK.get(p.level, 2), -p.count, p.first_seen, p.template),
     )
     return ordered[:limit]
+
+
+STEADY_MIN_LINES = 6
+STEADY_EDGE = timedelta(
+    minutes=10
+)  # a steady pattern's first and last lines lie this close to the read's ends
+STEADY_SPAN = timedelta(minutes=5)  # each stretch of the read compared is at least this long
+STEADY_RATIO = 2.0  # its rates in the two stretches are within this factor of each other
+_CUT_GAP = 5  # a gap this many times the lines' median spacing is where a capped read left lines out
+
+
+def _covered(
+    read_from: datetime | None, now: datetime, stamps: list[datetime]
+) -> tuple[tuple[datetime, datetime], ...] | None:
+    """The read's two stretches whose lines were all kept: its halves, or, when a cap kept its oldest
+    and newest lines only, the stretch before the gap and the one after it. None: no read start."""
+    if read_from is None or now - read_from < 2 * STEADY_SPAN or not stamps:
+        return None
+    stamps = sorted(stamps)
+    gaps = [(later - earlier, earlier, later) for earlier, later in itertools.pairwise(stamps)]
+    spacing = sorted(g for g, _, _ in gaps)[len(gaps) // 2] if gaps else timedelta(0)
+    widest = max(gaps, default=None)
+    if (
+        widest is not None
+        and spacing > timedelta(0)
+        and widest[0] >= _CUT_GAP * spacing
+        and widest[0] >= STEADY_SPAN
+    ):
+        return ((read_from, widest[1]), (widest[2], now))
+    halfway = read_from + (now - read_from) / 2
+    return ((read_from, halfway), (halfway, now))
+
+
+def _steady(entry: _Cluster, read: tuple[tuple[datetime, datetime], ...]) -> bool:
+    """Lines from the read's first minutes to its last, at rates within STEADY_RATIO of each other in
+    its two stretches."""
+    (start, early_end), (late_start, end) = read
+    if entry.first is None or entry.last is None or entry.count < STEADY_MIN_LINES:
+        return False
+    if entry.first - start > STEADY_EDGE or end - entry.last > STEADY_EDGE:
+        return False
+    if early_end - start < STEADY_SPAN or end - late_start < STEADY_SPAN:
+        return False
+    early_lines = sum(1 for t in entry.stamps if t <= early_end)
+    late_lines = sum(1 for t in entry.stamps if t >= late_start)
+    if min(early_lines, late_lines) < STEADY_MIN_LINES // 2:
+        return False
+    early = early_lines / (early_end - start).total_seconds()
+    late = late_lines / (end - late_start).total_seconds()
+    return min(early, late) * STEADY_RATIO >= max(early, late)
 
 
 def _record(entry: _Cluster, ts: datetime, message: str, level: str | None) -> None:

@@ -22,7 +22,7 @@ from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import carries, changes_near, rank_suspects
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
-from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, MORE_IS_BETTER, ROLLOUT, categorize
+from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, HEALTH_CHECK, MORE_IS_BETTER, ROLLOUT, categorize
 from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
 from tools.prometheus.discovery import DEFAULT_STACK, MonitoringStack, question_words
@@ -73,7 +73,7 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     changes = " ".join(p.example for p in _decisive_changes(root, root.onset))
     # The statement and the tag speak of this incident: an alert of the root that fired long before
     # it (a disk warning standing for two days) is listed in the findings, not made its headline.
-    told = _without_standing_alerts(root, ranking)
+    told = _without_standing_alerts(_asked_alerts_first(root, question, digest), ranking)
     category = categorize(_category_text(told, ranking), changed=_changed(root), change_text=changes)
     cited = [f for f in findings if f.evidence_ids]
     # A herring named like a ranked system plus a suffix (its pod, its instance) is part of it.
@@ -116,7 +116,11 @@ def _ranked_in_scope(request: DiagnoseRequest, stack: MonitoringStack) -> tuple[
     focus = question_terms(question) + list(request.route.services)
     asked = stack.asked_about(question_words(question))
     ranking = rank_suspects(
-        request.digest, focus=focus, known=request.services, stack=None if asked else stack
+        request.digest,
+        focus=focus,
+        known=request.services,
+        stack=None if asked else stack,
+        steady_is_background=bool(HEALTH_CHECK.search(question)),
     )
     named = scoped_service(question, request.route.services, _known(ranking, request), request.digest)
     return ranking, named or dated_system(ranking, question, request.now)
@@ -263,6 +267,14 @@ def _alert_only(root: Suspect) -> bool:
 
 def _changed(root: Suspect) -> bool:
     return bool(root.onset and changes_near(root, root.onset))
+
+
+def _asked_alerts_first(root: Suspect, question: str, digest: Digest) -> Suspect:
+    """`root` with the alerts the question names first: "why is <the filesystem alert> firing?" on a
+    machine where a CPU alert fires too is answered with the filesystem alert and its mountpoint."""
+    asked = {g.alertname for g in named_alert_groups(question, digest)}
+    alerts = sorted(root.alerts, key=lambda g: g.alertname not in asked)
+    return replace(root, alerts=alerts) if alerts != root.alerts else root
 
 
 def _without_standing_alerts(root: Suspect, ranking: Ranking) -> Suspect:

@@ -68,14 +68,17 @@ def rank_suspects(
     focus: Sequence[str] = (),
     known: Sequence[str] = (),
     stack: MonitoringStack | None = None,
+    steady_is_background: bool = False,
 ) -> Ranking:
     """Score every service with trouble; the top of `ranked` is the most likely root cause.
 
     `known` adds services discovery found but the digest has no facts about, so that a dependency
     that only shows up in other services' errors can still be named. `stack`, when given, is the
     monitoring stack, whose jobs and own telemetry are never suspects (None: the question is about it).
+    `steady_is_background`: lines as steady through the read as before it are no trouble of a system
+    nothing else says is in trouble (asked whether anything is wrong, not why something is).
     """
-    suspects, aliases = _profile(digest, known, stack)
+    suspects, aliases = _profile(digest, known, stack, steady_is_background)
     troubled = [s for s in suspects.values() if s.events()]
     if not troubled:
         return Ranking([], [], None, aliases=aliases)
@@ -116,7 +119,7 @@ def rank_suspects(
 
 
 def _profile(
-    digest: Digest, known: Sequence[str], stack: MonitoringStack | None
+    digest: Digest, known: Sequence[str], stack: MonitoringStack | None, steady_is_background: bool
 ) -> tuple[dict[str, Suspect], dict[str, str]]:
     """Every system with what the digest says about it, joined and linked; and the bare names of
     the namespaced ones."""
@@ -178,7 +181,16 @@ def _profile(
         if (s := of(machine_line(pattern, machines, systems) or pattern.service)) is None:
             continue
         level = (pattern.level or "").lower()
-        if level in ERROR_LEVELS or (level in WARN_LEVELS and not _background(pattern)):
+        # Lines as steady through the whole read as before it (no onset inside the window) are no
+        # new trouble of a system nothing else says is in trouble (no firing alert, no moving series),
+        # when the question asks whether anything is wrong: a chronic leak asked about is its answer.
+        chronic = (
+            steady_is_background
+            and pattern.steady
+            and not s.alerts
+            and not any(troubling(a) for a in s.anomalies)
+        )
+        if not chronic and (level in ERROR_LEVELS or (level in WARN_LEVELS and not _background(pattern))):
             s.errors.append(pattern)
         text = f"{pattern.template} {pattern.example}"
         if CHANGE.search(text) or EVENT.search(text):

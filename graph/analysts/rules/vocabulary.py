@@ -156,6 +156,17 @@ CHANGE = re.compile(
     r"Capacity|Throughput|Settings?|Attributes?|Scaling)\w*)",
     re.IGNORECASE,
 )
+# A question that asks whether anything is wrong ("is it healthy now?", "is that a real problem?",
+# "should I be worried?") rather than why something is: lines as steady as before the window are its
+# background, not an answer to it.
+HEALTH_CHECK = re.compile(
+    r"(?<!what )\b(?:is|are)\s+"
+    r"(?:(?:it|that|this|they|anything|something|everything|the\s+[\w-]+(?:\s+[\w-]+)?)\s+)?"
+    r"(?:actually\s+|still\s+|really\s+)?"
+    r"(?:healthy|wrong|broken|ok(?:ay)?|fine|a\s+real\s+problem|an?\s+(?:real\s+)?issue)\b|"
+    r"\bshould\s+(?:i|we)\s+(?:be\s+)?(?:worried|concerned)\b|\breal\s+problem\b",
+    re.IGNORECASE,
+)
 # Infrastructure events a platform records (a managed database's event stream, an orchestrator's):
 # evidence like any other, and a cause when they come just before the trouble.
 EVENT = re.compile(

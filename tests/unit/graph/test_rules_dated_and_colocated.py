@@ -318,3 +318,47 @@ def test_a_queue_that_backs_up_is_explained_by_its_failing_consumer_and_what_tha
     # A broker failing itself is no backlog of a consumer's making.
     failing = diagnose_digest(_ask(question, _backlog(broker_errors=True)))
     assert failing.root_cause is not None and failing.root_cause.service == "mq-0:15692"
+
+
+def _trickle() -> Digest:
+    """A proxy's 503 lines as steady through the read as at its start; its alerts resolved."""
+    steady = replace(
+        _lines(
+            "edge-proxy", "GET /cart 503 upstream cart unavailable", "2026-03-01T09:05:00Z", 200, level="warn"
+        ),
+        steady=True,
+    )
+    return Digest(log_patterns=[steady])
+
+
+def test_steady_lines_answer_why_but_are_background_when_asked_whether_anything_is_wrong() -> None:
+    healthy = diagnose_digest(_ask("Paged earlier for the edge. Is it healthy now?", _trickle()))
+    assert healthy.root_cause is None and healthy.verdict != "incident"
+    asked = diagnose_digest(_ask("Why does the edge keep returning 503s every so often?", _trickle()))
+    assert asked.root_cause is not None and asked.root_cause.service == "edge-proxy"
+    # A steady trickle beside a firing alert of the same system is its trouble whatever the question.
+    firing = replace(
+        _trickle(), alert_groups=[_alert("Edge5xx", "edge-proxy", "2026-03-01T10:40:00Z", {}, "5xx")]
+    )
+    alerted = diagnose_digest(_ask("Is the edge healthy?", firing))
+    assert alerted.verdict == "incident"
+
+
+def test_the_alert_a_question_names_leads_the_statement_beside_another_on_its_machine() -> None:
+    disk = {"job": "node", "instance": "web-1:9100", "mountpoint": "/srv/spool"}
+    cpu = {"job": "node", "instance": "web-1:9100"}
+    digest = Digest(
+        alert_groups=[
+            _alert("HostHighCpuLoad", "node", "2026-03-01T10:30:00Z", cpu, "load high"),
+            replace(
+                _alert("HostFilesystemAlmostFull", "node", "2026-03-01T10:40:00Z", disk, "spool filling"),
+                identities=["instance=web-1:9100 mountpoint=/srv/spool"],
+            ),
+        ],
+        anomalies=[_move("node_load1", "node", "2026-03-01T10:29:00Z", cpu)],
+    )
+    draft = diagnose_digest(_ask("why is HostFilesystemAlmostFull firing?", digest))
+    assert draft.root_cause is not None
+    statement = draft.root_cause.statement
+    assert "mountpoint=/srv/spool" in statement
+    assert statement.index("HostFilesystemAlmostFull") < statement.index("node_load1")

@@ -112,3 +112,51 @@ def test_a_pattern_keeps_the_one_host_its_lines_came_from() -> None:
     ]
     [pattern] = build_digest([_logs(mixed)], now=NOW).log_patterns
     assert pattern.host is None
+
+
+def _read(lines: list[dict[str, Any]], *, truncated: bool = False) -> Evidence:
+    """A read of the last two hours (its query's start), as `query_logs` records it."""
+    start = (NOW - timedelta(minutes=120)).isoformat().replace("+00:00", "Z")
+    return Evidence(
+        "logs-1",
+        EvidenceSource.LOGS,
+        "query_logs",
+        "t",
+        "s",
+        {"lines": lines},
+        {"start": start, "end": "2031-01-05T08:00:00Z"},
+        EvidenceStatus.OK,
+        truncated=truncated,
+    )
+
+
+_503 = "GET /cart 503 upstream unavailable"
+
+
+def _every(step: float, since: float, until: float, message: str) -> list[dict[str, Any]]:
+    count = int((since - until) / step)
+    return [_line(since - i * step, message, app="edge", level="warn") for i in range(count + 1)]
+
+
+def test_a_pattern_as_steady_through_the_read_as_at_its_start_is_marked_steady() -> None:
+    """A proxy's trickle of 503s from the read's first minutes to now: no onset inside the window."""
+    steady = _every(2.0, 118, 1, _503)
+    [pattern] = build_digest([_read(steady)], now=NOW).log_patterns
+    assert pattern.steady
+    # The same lines beginning an hour into the read are new trouble.
+    [began] = build_digest([_read(_every(1.0, 60, 1, _503))], now=NOW).log_patterns
+    assert not began.steady
+    # Tripling halfway through is a surge, not a trickle.
+    surge = _every(3.0, 118, 60, _503) + _every(0.5, 59, 1, _503)
+    assert not any(p.steady for p in build_digest([_read(surge)], now=NOW).log_patterns)
+    # Without a read start (a query with no window), nothing is called steady.
+    assert not build_digest([_logs(steady)], now=NOW).log_patterns[0].steady
+
+
+def test_a_capped_read_is_judged_on_the_stretches_it_kept() -> None:
+    """A read whose cap kept its oldest and newest lines only: the rates before and after the gap."""
+    kept = _every(1.0, 118, 100, _503) + _every(1.0, 20, 1, _503)
+    [pattern] = build_digest([_read(kept, truncated=True)], now=NOW).log_patterns
+    assert pattern.steady
+    faster = _every(2.0, 118, 100, _503) + _every(0.25, 20, 1, _503)
+    assert not build_digest([_read(faster, truncated=True)], now=NOW).log_patterns[0].steady
