@@ -47,11 +47,15 @@ def scoped_service(
     if len(named) > 1 and (asked := _ASKED_ABOUT.search(question)):
         # "Kafka brokers lose their sessions: what is wrong with the ZooKeeper side?" asks about one.
         named = [name for name in named if name.lower() == asked.group(1).lower()] or named
+    told = _told_in_passing(question)
     if len(named) > 1:
         # "we rolled out X yesterday fwiw, but why is Y failing?" asks about Y: X is context, and
         # evidence that ties Y's trouble to X still makes X the cause (`scope_ranking`).
-        told = _told_in_passing(question)
         named = [name for name in named if name.lower() not in told] or named
+    elif named and named[0].lower() in told:
+        # "Riders get no drivers since 09:20. X was deployed at 09:15, did that break it?" asks about
+        # the trouble, whatever it is: the change is a suspect the evidence confirms or rules out.
+        return None
     return named[0] if len(named) == 1 else None
 
 

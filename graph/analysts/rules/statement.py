@@ -52,11 +52,14 @@ def _alert(group: AlertGroup) -> str:
     return text + (f' ("{_short(group.summary)}")' if group.summary else "")
 
 
+_WHAT_KEYS = ("reason", "condition")
+
+
 def _metric(anomaly: MetricAnomaly) -> str:
-    # A series counting by reason (`..._last_terminated_reason{reason="OOMKilled"}`) says why in its label.
-    name = (
-        f"{anomaly.metric}{{reason={reason}}}" if (reason := anomaly.labels.get("reason")) else anomaly.metric
-    )
+    # A series counting by reason or condition (`..._last_terminated_reason{reason="OOMKilled"}`,
+    # `kube_node_status_condition{condition="DiskPressure"}`) says what in its label.
+    key = next((k for k in _WHAT_KEYS if anomaly.labels.get(k)), None)
+    name = f"{anomaly.metric}{{{key}={anomaly.labels[key]}}}" if key else anomaly.metric
     if (said := say.event_phrase(anomaly)) is not None:
         return f"{name} {said}"
     verb = "rose" if anomaly.direction == "up" else "fell"

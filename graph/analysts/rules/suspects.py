@@ -146,6 +146,11 @@ def _profile(
     collectors = _collector_jobs(digest)
     # A host agent's job over several machines is each machine (`job=node` on lb-1 and batch-4).
     hosts = machine_jobs(digest)
+    # The machines a host agent's job is about: a cluster's state series and alerts about one of them
+    # (`kube_node_status_condition{node="pool-b-3", condition="DiskPressure"}`) are that machine's.
+    labelled = [(a.labels, a.service) for a in digest.anomalies]
+    labelled += [(g.labels, g.service) for g in digest.alert_groups]
+    machines = {m for labels, service in labelled if (m := on_machine(labels, service, hosts))}
     for anomaly in digest.anomalies:
         if stack is not None and (
             stack.owns(_read_metric(anomaly.metric)) or anomaly.labels.get("job") in jobs
@@ -154,6 +159,7 @@ def _profile(
         system = (
             _collected(anomaly.labels, anomaly.service, collectors)
             or on_machine(anomaly.labels, anomaly.service, hosts)
+            or _node_of(anomaly.labels, anomaly.service, machines, streams)
             or _system_of(anomaly, alerted)
         )
         if (s := of(system)) is not None:
@@ -165,15 +171,13 @@ def _profile(
         system = (
             _collected(group.labels, group.service, collectors)
             or on_machine(group.labels, group.service, hosts)
+            or _node_of(group.labels, group.service, machines, streams)
             or _named_instance(group.labels, streams, group.service)
             or group.service
         )
         if group.status == "firing" and not group.all_muted and (s := of(system)) is not None:
             s.alerts.append(group)
     # A kernel's or syslog's lines from one of those machines are about the machine.
-    labelled = [(a.labels, a.service) for a in digest.anomalies]
-    labelled += [(g.labels, g.service) for g in digest.alert_groups]
-    machines = {m for labels, service in labelled if (m := on_machine(labels, service, hosts))}
     systems = {s for s, suspect in suspects.items() if suspect.anomalies or suspect.alerts}
     for pattern in digest.log_patterns:
         of(pattern.service)  # every stream's system first: a line may be about one listed later
@@ -345,6 +349,15 @@ def _collected(labels: Mapping[str, str], service: str | None, collectors: set[s
     if not job or service != job or job not in collectors:
         return None
     return resource_name(labels)
+
+
+def _node_of(
+    labels: Mapping[str, str], service: str | None, machines: set[str], streams: set[str]
+) -> str | None:
+    """The machine a cluster's series or alert names by its `node` label, when a host agent reads
+    that machine too; a system that logs under its own name keeps its own."""
+    node = labels.get("node")
+    return node if node in machines and service not in streams and node != service else None
 
 
 def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:

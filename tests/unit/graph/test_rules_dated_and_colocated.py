@@ -362,3 +362,41 @@ def test_the_alert_a_question_names_leads_the_statement_beside_another_on_its_ma
     statement = draft.root_cause.statement
     assert "mountpoint=/srv/spool" in statement
     assert statement.index("HostFilesystemAlmostFull") < statement.index("node_load1")
+
+
+def _pressure() -> Digest:
+    """A CronJob fills /var on pool-b-3 (its node agent's alert and series); the cluster's state
+    series says DiskPressure there; a banner was deployed a few minutes before, without trouble."""
+    node = {"job": "node-exporter", "instance": "pool-b-3:9100", "mountpoint": "/var"}
+    other = {"job": "node-exporter", "instance": "pool-a-1:9100", "mountpoint": "/var"}
+    condition = {"job": "kube-state-metrics", "node": "pool-b-3", "condition": "DiskPressure"}
+    return Digest(
+        anomalies=[
+            _move("node_filesystem_avail_bytes", "node-exporter", "2026-03-01T10:01:00Z", node),
+            _move("node_load1", "node-exporter", "2026-03-01T08:00:00Z", other),
+            _move("kube_node_status_condition", "kube-state-metrics", "2026-03-01T10:18:00Z", condition),
+        ],
+        alert_groups=[
+            _alert("NodeFilesystemAlmostOutOfSpace", "node-exporter", "2026-03-01T10:18:00Z", node, "3% left")
+        ],
+        log_patterns=[
+            _lines(
+                "locator",
+                "evicted: node pool-b-3 was low on resource ephemeral-storage",
+                "2026-03-01T10:20:00Z",
+            ),
+            replace(
+                _lines("banner", "deployed banner v2.4.0", "2026-03-01T10:15:00Z", 1, level="info"),
+                last_seen="2026-03-01T10:15:00Z",
+            ),
+        ],
+    )
+
+
+def test_a_change_told_in_passing_does_not_scope_the_question_and_a_node_condition_is_its_machines() -> None:
+    question = (
+        "Riders get 'no drivers nearby' since about 10:20. banner was deployed at 10:15, did that break it?"
+    )
+    draft = diagnose_digest(_ask(question, _pressure()))
+    assert draft.root_cause is not None and draft.root_cause.service == "pool-b-3"
+    assert "kube_node_status_condition{condition=DiskPressure}" in draft.root_cause.statement
