@@ -86,6 +86,12 @@ _HOW_MANY = re.compile(
 _PER_SECOND = re.compile(r"\b(?:per|a|each)\s+(?:second|sec)\b|/s\b", re.IGNORECASE)
 _QUEUED = re.compile(r"\b(?:queue|topic|stream|dlq)\b", re.IGNORECASE)  # messages a queue holds
 # "Now" as a time (not "value" or "level", which describe, "error level in X is elevated").
+# Words that name a measurement: asked for in the present tense, they ask for its value now.
+_MEASURE = re.compile(
+    r"\b(?:p\d{2,3}|percentile|latency|throughput|usage|utili[sz]ation|consumption|size|depth|lag|"
+    r"qps|rps|iops|connections|memory|cpu)\b",
+    re.IGNORECASE,
+)
 _NOW_ASKED = re.compile(r"\b(?:current|currently|latest|now|atm|at the moment|at present)\b", re.IGNORECASE)
 # A symptom told beside the words ("high cpu on db-1 now", "disk full on node-3 now"): a diagnosis.
 _SYMPTOM = re.compile(
@@ -295,8 +301,10 @@ def _value_in_words(text: str) -> str | None:
     """Every metric whose name holds the question's words (any order), for a value asked for now in
     plain words; None for anything else (how a system is, logs, a judgement)."""
     match = _VALUE_WORDS.match(text)
-    if match is None or not _NOW_ASKED.search(text) or _SYMPTOM.search(text):
+    if match is None or _SYMPTOM.search(text):
         return None
+    if not (_NOW_ASKED.search(text) or _MEASURE.search(match.group("words"))):
+        return None  # "what is the impact of X?" asks for a judgement; "what is p99 latency of X?" a value
     # "the number of pending messages for X" counts what a queue holds; other log words ask for lines.
     logs = _LOGS.search(text)
     if logs is not None and not (

@@ -16,4 +16,4 @@ async def node_lookup(state: DiagnosisState, runtime: Runtime[RunContext]) -> di
     # Names the question gives beside an expression narrow its series; names inside it do not.
     expressions = " ".join(str(item.query.get("promql", "")) for item in items)
     about = [name for name in state["route"].services if name not in expressions]
-    return {"lookup": lookup_answer(items, about)}
+    return {"lookup": lookup_answer(items, about, state["route"].resolved_query)}

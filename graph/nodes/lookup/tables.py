@@ -7,6 +7,7 @@ of a cited result, so a row is shown exactly as a reader gives it (cells clipped
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -189,13 +190,16 @@ def query_text(item: Evidence) -> str:
     return f"{item.tool}({', '.join(parts)})"
 
 
-def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = ()) -> LookupAnswer:
+def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = (), question: str = "") -> LookupAnswer:
     """The tables of the lookup's results (log queries merged into one table), with counts.
 
     `about` names the systems the question asks about beside its expression ("SomeGauge for db-1"):
-    series tables keep the rows whose labels name one of them, when any does.
+    series tables keep the rows whose labels name one of them, when any does. Alerts keep those whose
+    labels hold the pairs the `question` spells ("for team blue", "with severity critical").
     """
-    shown = [item for item in items if item.tool in READERS]
+    shown = [_alerts_labelled(item, question) for item in items if item.tool in READERS]
+    pairs = {p for item in shown for p in item.query.get("labels_asked", {}).items()}
+    about = [name for name in about if not any(name in pair for pair in pairs)]
     failed = [item for item in shown if not item.status.succeeded]
     tables = [
         _narrowed(_table(group), about, group) for group in _groups([i for i in shown if i.status.succeeded])
@@ -214,6 +218,35 @@ def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = ()) -> Looku
         tables=tables,
         nothing_matched=bool(shown) and not matched and not failed,
         failed=[item.id for item in failed],
+    )
+
+
+def _alerts_labelled(item: Evidence, question: str) -> Evidence:
+    """An alert list narrowed to the alerts whose labels hold every pair the question spells, the
+    pairs read from the alerts themselves: a label and its value ("team blue", "severity=critical"),
+    or a value before "alerts" ("critical alerts"). Recorded in its query as `labels_asked`."""
+    if item.tool not in ("list_alerts", "alert_history") or not question:
+        return item
+    key = "alerts" if item.tool == "list_alerts" else "history"
+    alerts = mappings(item.data.get(key))
+    pairs: dict[str, str] = {}
+    for alert in alerts:
+        for label, value in text_labels(alert.get("labels")).items():
+            if label != "alertname" and len(value) >= 2 and _spells(question, label, value):
+                pairs[label] = value
+    if not pairs:
+        return item
+    kept = [a for a in alerts if all(text_labels(a.get("labels")).get(k) == v for k, v in pairs.items())]
+    return dataclasses.replace(
+        item, data={**item.data, key: kept}, query={**item.query, "labels_asked": dict(sorted(pairs.items()))}
+    )
+
+
+def _spells(question: str, label: str, value: str) -> bool:
+    pair = rf"\b{re.escape(label)}\s*[=:]?\s*[\"'`]?{re.escape(value)}(?![\w-])"
+    adjective = rf"(?<![\w-]){re.escape(value)}\s+(?:[a-z]+\s+)?alerts?\b"
+    return bool(re.search(pair, question, re.IGNORECASE)) or (
+        len(value) >= 4 and bool(re.search(adjective, question, re.IGNORECASE))
     )
 
 

@@ -199,6 +199,12 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         {"promql": '{__name__=~"(?i).*retries.*"}'},
     ),
     ("current value of queue_depth for orders.dlq?", "query_promql_instant", {"promql": "queue_depth"}),
+    # A measurement asked for in the present tense is its value now, without "now".
+    (
+        "what is p99 latency of order-writer?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*(p99.*latency|latency.*p99).*"}'},
+    ),
     # Which things were done, where: the lines that say so, on that node.
     (
         "Which pods were evicted from node tansy-wk-07?",
@@ -280,6 +286,9 @@ NOT_LOOKUPS = [
     # A count of a symptom, or of no named system, asks whether, not which value.
     "How many pods are failing in ns-1?",
     "How many people are on call?",
+    # Without a word for now or a measurement, "what is X of Y" asks for a judgement.
+    "what is the impact of the outage on checkout?",
+    "what is the cause of the errors on checkout?",
 ]
 
 

@@ -245,3 +245,32 @@ def test_a_long_line_keeps_its_beginning_and_its_end_and_the_guard_still_holds_i
     )
     assert " … " in shown
     assert check_rows(answer, [item]) == []
+
+
+def test_an_alert_list_keeps_the_alerts_whose_labels_hold_the_pairs_the_question_spells() -> None:
+    def alert(name: str, **labels: str) -> dict[str, Any]:
+        return {"labels": {"alertname": name, **labels}, "identity": name, "status": "firing"}
+
+    listed = _item(
+        "alerts-1",
+        "list_alerts",
+        {
+            "alerts": [
+                alert("QueueNoConsumers", team="blue", severity="critical"),
+                alert("UnitFailed", team="blue", severity="warning"),
+                alert("HostHighCpuLoad", team="green", severity="critical"),
+            ]
+        },
+    )
+
+    def names(question: str, about: list[str] | None = None) -> list[str]:
+        [table] = lookup_answer([listed], about=about or [], question=question).tables
+        return [row[0] for row in table.rows]
+
+    assert names("list firing alerts for team blue", about=["team"]) == ["QueueNoConsumers", "UnitFailed"]
+    assert names("list the firing alerts with severity critical") == ["QueueNoConsumers", "HostHighCpuLoad"]
+    assert names("which critical alerts does team=blue have?") == ["QueueNoConsumers"]
+    assert len(names("list the firing alerts")) == 3  # no pair spelled: every alert
+    [table] = lookup_answer([listed], question="list firing alerts for team blue").tables
+    assert "team" in table.query and "blue" in table.query  # the filter is shown with the query
+    assert check_rows(lookup_answer([listed], question="alerts for team blue"), [listed]) == []
