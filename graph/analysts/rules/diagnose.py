@@ -69,7 +69,7 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     findings = _root_findings(root, ranking, digest) + [finding for _, finding in symptoms]
     # A separate incident the answer names is shown with its own evidence, like anything it asserts
     # (and adds nothing to the confidence in this one's cause).
-    aside = [f for other in ranking.unrelated if (f := _signal_finding(other, digest)) is not None]
+    aside = [f for other in ranking.unrelated for f in _aside_findings(other, digest)]
     changes = " ".join(p.example for p in _decisive_changes(root, root.onset))
     # The statement and the tag speak of this incident: an alert of the root that fired long before
     # it (a disk warning standing for two days) is listed in the findings, not made its headline.
@@ -391,6 +391,19 @@ def _named_in(suspect: Suspect) -> list[str]:
     its error lines has no alert or series to cite)."""
     ids = [g.evidence_id for g in suspect.alerts] + [a.evidence_id for a in suspect.anomalies]
     return ids + [p.evidence_id for p in [*suspect.errors, *suspect.changes] if p.service == suspect.service]
+
+
+def _aside_findings(suspect: Suspect, digest: Digest) -> list[Finding]:
+    """A separate incident in its own terms: its strongest signal, and what its callers say of it
+    (an apiserver's "database space exceeded" of a store at its quota)."""
+    found = [f for f in [_signal_finding(suspect, digest)] if f is not None]
+    callers = [*sorted(suspect.relayed_by.items())[:1], *sorted(suspect.blamed_by.items())[:1]]
+    for caller, pattern in callers[:1]:
+        if caller in suspect.relayed_by:
+            found.append(say.relay_finding(caller, pattern))
+        else:
+            found.append(say.blame_finding(caller, suspect.service, pattern))
+    return found
 
 
 def _signal_finding(suspect: Suspect, digest: Digest) -> Finding | None:

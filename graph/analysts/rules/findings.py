@@ -24,6 +24,8 @@ def number(value: float) -> str:
     return f"{value:.4g}"
 
 
+# A quoted URL: often the one thing a line says went wrong ("Post "https://gw/v1": no such host").
+_QUOTED_VALUE = re.compile(r'"[a-z][a-z0-9+.-]*://[^"\s]+"')
 _QUOTED_HEAD = 12  # a slice's text before an inner double quote that is worth quoting alone
 _MESSAGE_KEYS = ("msg", "message", "@m", "@mt")  # a structured line's own words, in that order
 _STACK_TRACE = re.compile(
@@ -50,7 +52,12 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
     if separator and 3 <= len(tail) <= most * 2 // 3 and '"' not in tail:
         head = _paired(text[: most - len(tail) - len(_GAP)].rsplit(" ", 1)[0])
         return f"{head}{_GAP}{tail}"
-    return _paired(text[:most].rsplit(" ", 1)[0])
+    cut = text[:most].rsplit(" ", 1)[0]
+    if not _pairs_up(cut) and (close := text.find('"', len(cut))) != -1 and close < most + most // 3:
+        # A quoted URL or value open at the cut ("push failed: Post "https://gw.internal/v1"") is what
+        # went wrong: the slice runs to its closing quote rather than stopping before its opening one.
+        cut = text[: close + 1]
+    return _paired(cut)
 
 
 def message_of(line: str) -> str | None:
@@ -72,8 +79,8 @@ def _paired(cut: str) -> str:
     """A slice whose double quotes keep the caller's own quotes around it pairing up: cut before its
     first quote when what comes before says enough, else never ending on an open or a closing quote
     (`"a="b""` would pair the last quote with the next sentence's)."""
-    if '"' not in cut:
-        return cut
+    if '"' not in cut or (_pairs_up(cut) and _QUOTED_VALUE.search(cut)):
+        return cut  # quotes that pair up around a value worth keeping (a URL, a name): kept whole
     head = cut[: cut.index('"')].rstrip()
     if len(head) >= _QUOTED_HEAD:
         return head

@@ -290,6 +290,13 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             # tablespace", a full tablespace or datafile).
             "unable to extend",
             "tablespace",
+            # A store at its size quota in its own words (a consensus store's "database space
+            # exceeded", its NOSPACE alarm, an alert's "QuotaLowSpace").
+            "space exceeded",
+            "nospace",
+            "low space",
+            "out of space",
+            "running full",
         ),
     ),
     (

@@ -400,3 +400,32 @@ def test_a_change_told_in_passing_does_not_scope_the_question_and_a_node_conditi
     draft = diagnose_digest(_ask(question, _pressure()))
     assert draft.root_cause is not None and draft.root_cause.service == "pool-b-3"
     assert "kube_node_status_condition{condition=DiskPressure}" in draft.root_cause.statement
+
+
+def test_a_store_at_its_quota_is_storage_and_a_separate_incident_shows_what_its_callers_say() -> None:
+    assert categorize("etcdBackendQuotaLowSpace\nalarm raised NOSPACE", changed=False) == "disk_full"
+    assert categorize("etcdserver: mvcc: database space exceeded", changed=False) == "disk_full"
+    digest = Digest(
+        alert_groups=[
+            _alert(
+                "StoreQuotaLowSpace", "kv-store", "2026-03-01T10:01:00Z", {"job": "kv-store"}, "running full"
+            )
+        ],
+        log_patterns=[
+            _lines(
+                "notifier",
+                'push failed: Post "https://gw.corp.internal/v1": no such host',
+                "2026-03-01T09:57:00Z",
+            ),
+            _lines(
+                "deployer",
+                "sync failed: upstream error: mvcc: database space exceeded",
+                "2026-03-01T10:09:00Z",
+            ),
+        ],
+    )
+    draft = diagnose_digest(_ask("Why is the notifier failing?", digest))
+    said = " ".join(f.statement for f in draft.findings)
+    assert draft.root_cause is not None and draft.root_cause.service == "notifier"
+    assert "https://gw.corp.internal/v1" in said  # a quoted URL is kept whole
+    assert "database space exceeded" in said  # the separate incident in its callers' words
