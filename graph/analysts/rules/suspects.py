@@ -541,7 +541,15 @@ def changes_near(suspect: Suspect, onset: datetime) -> list[LogPattern]:
     errors from 06:56): any of its own error or warning lines, however few."""
     first_lines = [t for p in suspect.errors if not p.origin and (t := instant(p.first_seen)) is not None]
     crept = min([t for t in [*suspect.events(), *first_lines] if t < onset], default=onset)
-    return [p for p in suspect.changes if _near_change(p, onset) or _near_change(p, crept)]
+    # A start line first logged after its own first error is the restart that error caused (a crash
+    # loop's "x 1.4.2 starting"), never its cause.
+    failed = min(first_lines, default=None)
+    return [
+        p
+        for p in suspect.changes
+        if (_near_change(p, onset) or _near_change(p, crept))
+        and not (failed is not None and (began := instant(p.first_seen)) is not None and began > failed)
+    ]
 
 
 def _near_change(pattern: LogPattern, onset: datetime) -> bool:

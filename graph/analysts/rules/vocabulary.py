@@ -382,7 +382,23 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ("checkpoint", ("checkpoint", "vacuum", "bgwriter", "buffers written", "flush storm")),
     ("tls", ("certificate", "x509", "tls", "ssl", "handshake")),
     ("dns", ("dns", "name resolution", "nxdomain", "no such host", "could not resolve", "servfail")),
-    ("crashloop", ("crashloop", "crash loop", "back-off restarting", "liveness probe", "exit code")),
+    # A supervisor's words for a process that keeps dying (systemd's "start request repeated too
+    # quickly", "main process exited"), and a runtime's own ("panic:").
+    (
+        "crashloop",
+        (
+            "crashloop",
+            "crash loop",
+            "back-off restarting",
+            "liveness probe",
+            "exit code",
+            "exit-code",
+            "main process exited",
+            "start request repeated",
+            "restart counter",
+            "panic:",
+        ),
+    ),
     (
         "disk-io",
         (

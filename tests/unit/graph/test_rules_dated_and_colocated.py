@@ -429,3 +429,35 @@ def test_a_store_at_its_quota_is_storage_and_a_separate_incident_shows_what_its_
     assert draft.root_cause is not None and draft.root_cause.service == "notifier"
     assert "https://gw.corp.internal/v1" in said  # a quoted URL is kept whole
     assert "database space exceeded" in said  # the separate incident in its callers' words
+
+
+def test_a_start_line_after_the_first_crash_is_a_restart_not_a_release() -> None:
+    """A poison message panics the archiver; systemd restarts it, each start logging its version."""
+
+    def crashing(started: str) -> Digest:
+        return Digest(
+            log_patterns=[
+                _lines(
+                    "archiver",
+                    "panic: runtime error: index out of range [3] with length 3",
+                    "2026-03-01T10:52:03Z",
+                    10,
+                ),
+                _lines(
+                    "supervisor",
+                    "archiver.service: Main process exited, code=exited, status=2",
+                    "2026-03-01T10:52:03Z",
+                    10,
+                ),
+                replace(
+                    _lines("archiver", "archiver v1.4.2 starting, queue=events", started, 8, level="info"),
+                    last_seen="2026-03-01T10:56:00Z",
+                ),
+            ]
+        )
+
+    draft = diagnose_digest(_ask("Why did archiving stop?", crashing("2026-03-01T10:52:37Z")))
+    assert draft.root_cause is not None
+    assert (draft.root_cause.service, draft.root_cause.category) == ("archiver", "crashloop")
+    released = diagnose_digest(_ask("Why did archiving stop?", crashing("2026-03-01T10:40:00Z")))
+    assert released.root_cause is not None and released.root_cause.category == "bad_deploy"
