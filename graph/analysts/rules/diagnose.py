@@ -303,7 +303,7 @@ def _statement(
     )
     at = f" ({place})" if place else ""
     name = member or root.service
-    signals = signal_phrases(root, _decisive_changes(root, root.onset))
+    signals = signal_phrases(root, _decisive_changes(root, root.onset), category)
     parts = [f"{name}{at}: " + "; ".join(signals) if signals else f"{name}{at}"]
     if root.alerts and not (root.anomalies or root.errors or root.held_by_sql or root.changes):
         parts.append("its cause is not established beyond the alert")

@@ -10,13 +10,14 @@ from collections.abc import Sequence
 
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.suspect import Suspect
+from graph.analysts.rules.vocabulary import categorize
 from tools.facts import AlertGroup, LogPattern, MetricAnomaly
 
 MAX_SIGNALS = 4
 MAX_QUOTED = 90
 
 
-def signal_phrases(root: Suspect, changes: Sequence[LogPattern]) -> list[str]:
+def signal_phrases(root: Suspect, changes: Sequence[LogPattern], category: str | None = None) -> list[str]:
     """The root's strongest signals in their own terms, earliest-acting first: a change before the
     trouble, then alerts, metric changes, the top error template and the SQL finding. Each kind keeps
     its place within MAX_SIGNALS: a second metric is the first to go, so the error lines (often the
@@ -35,7 +36,7 @@ def signal_phrases(root: Suspect, changes: Sequence[LogPattern]) -> list[str]:
             metrics.append(_metric(anomaly))
     phrases += metrics[:1]
     if root.errors:
-        top = max(root.errors, key=lambda p: p.count)
+        top = _telling(root.errors, category)
         level = (top.level or "log").upper()
         if top.origin:
             phrases.append(f'{top.origin} failing ("{_short(top.example)}") since {top.first_seen}')
@@ -45,6 +46,17 @@ def signal_phrases(root: Suspect, changes: Sequence[LogPattern]) -> list[str]:
     for summary in root.held_by_sql[:1]:
         phrases.append(f"{summary.datasource} shows " + "; ".join(summary.highlights[:2]))
     return (phrases + metrics[1:])[:MAX_SIGNALS]
+
+
+def _telling(errors: Sequence[LogPattern], category: str | None) -> LogPattern:
+    """The error pattern that says what the tag says (two "OutOfMemoryError" lines beside a hundred
+    pool warnings, for a memory tag), else the most frequent."""
+    if not category:
+        return max(errors, key=lambda p: p.count)
+    # What the statement quotes says it best; the whole line, else.
+    quoted = [p for p in errors if categorize(_short(p.example), changed=False) == category]
+    fitting = [p for p in errors if categorize(f"{p.template} {p.example}", changed=False) == category]
+    return max(quoted or fitting or errors, key=lambda p: p.count)
 
 
 def _alert(group: AlertGroup) -> str:

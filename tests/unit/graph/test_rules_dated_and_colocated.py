@@ -461,3 +461,30 @@ def test_a_start_line_after_the_first_crash_is_a_restart_not_a_release() -> None
     assert (draft.root_cause.service, draft.root_cause.category) == ("archiver", "crashloop")
     released = diagnose_digest(_ask("Why did archiving stop?", crashing("2026-03-01T10:40:00Z")))
     assert released.root_cause is not None and released.root_cause.category == "bad_deploy"
+
+
+def test_the_statement_quotes_the_error_that_says_what_the_tag_says() -> None:
+    """Two heap-space errors beside a hundred pool warnings: the memory tag's statement quotes them."""
+    digest = Digest(
+        alert_groups=[
+            _alert("JvmHeapNearMax", "seats", "2026-03-01T10:13:00Z", {"job": "seats"}, "heap at 95%")
+        ],
+        log_patterns=[
+            _lines(
+                "seats",
+                "HikariPool-1 - Thread starvation or clock leap detected",
+                "2026-03-01T09:30:00Z",
+                119,
+                level="warn",
+            ),
+            _lines(
+                "seats",
+                "Terminating due to java.lang.OutOfMemoryError: Java heap space",
+                "2026-03-01T10:44:00Z",
+                2,
+            ),
+        ],
+    )
+    draft = diagnose_digest(_ask("Why do seat holds fail?", digest))
+    assert draft.root_cause is not None and draft.root_cause.category == "memory_leak"
+    assert "OutOfMemoryError" in draft.root_cause.statement
