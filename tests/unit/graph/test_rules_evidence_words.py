@@ -1,0 +1,226 @@
+"""Telemetry read in its authors' own words: an exporter's or collector's series of a system known by
+another name, a client's line about a change it received, a caller naming a system by its scrape job,
+an election, a store at its quota, a crash loop's restarts, and the error the statement quotes."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.suspects import rank_suspects
+from graph.analysts.rules.vocabulary import CHANGE, CONFIG_CHANGE, categorize
+from tests.unit.graph.digest_facts import alert, ask, lines, move
+from tools.facts import Digest
+
+
+def test_a_cluster_exporters_series_belong_to_the_cluster_its_alerts_and_lines_name() -> None:
+    """`job=searchd` reads the cluster `docs-search` (its `cluster` label, its exporter named after it)."""
+    labels = {"job": "searchd", "cluster": "docs-search", "instance": "docs-search-exporter:9114"}
+    digest = Digest(
+        anomalies=[move("es_cluster_unassigned_shards", "searchd", "2026-03-01T10:01:00Z", labels)],
+        alert_groups=[
+            alert("SearchDiskHigh", "docs-search", "2026-03-01T09:40:00Z", {"cluster": "docs-search"}, "disk")
+        ],
+        log_patterns=[lines("docs-search", "disk watermark exceeded on data-2", "2026-03-01T09:35:00Z")],
+    )
+    ranked = {s.service: s for s in rank_suspects(digest).ranked}
+    assert "searchd" not in ranked
+    assert [a.metric for a in ranked["docs-search"].anomalies] == ["es_cluster_unassigned_shards"]
+    by_instance = {"job": "searchd", "instance": "docs-search-exporter:9114"}
+    moved = replace(digest, anomalies=[replace(digest.anomalies[0], labels=by_instance)])
+    assert [a.metric for a in rank_suspects(moved).ranked[0].anomalies] == ["es_cluster_unassigned_shards"]
+
+
+def test_a_feature_toggle_flipped_is_a_configuration_change() -> None:
+    for line in (
+        'Feature toggle "auth.strict-aud" updated by dana in environment production: enabled=true',
+        "flagd: toggles refreshed (etag 12), changed: [auth.strict-aud]",
+    ):
+        assert CHANGE.search(line) and CONFIG_CHANGE.search(line), line
+    assert not CHANGE.search("token rejected: aud not in allowed audiences")
+
+
+def _toggled(client_line: str) -> Digest:
+    return Digest(
+        alert_groups=[alert("GateHigh401Rate", "gate", "2026-03-01T10:09:00Z", {"job": "gate"}, "401s")],
+        log_patterns=[
+            lines(
+                "gate",
+                f"{client_line} toggles refreshed, changed: [strict-aud]",
+                "2026-03-01T10:05:10Z",
+                3,
+                level="info",
+            ),
+            lines(
+                "gate", "token rejected: aud [mobile] not in allowed audiences", "2026-03-01T10:05:35Z", 170
+            ),
+            lines(
+                "flagd", "Feature toggle strict-aud updated by dana", "2026-03-01T10:05:02Z", 1, level="info"
+            ),
+        ],
+    )
+
+
+def test_a_clients_line_about_a_change_it_received_is_its_own_change() -> None:
+    """ "flagd: toggles refreshed" in the gateway's lines: the gateway took the change from flagd."""
+    gate = {s.service: s for s in rank_suspects(_toggled("flagd:")).ranked}["gate"]
+    assert [p.template[:6] for p in gate.changes] == ["flagd:"]
+    draft = diagnose_digest(ask("Mobile logins fail with 401 since ~10:05, why?", _toggled("flagd:")))
+    assert draft.root_cause is not None
+    assert (draft.root_cause.service, draft.root_cause.category) == ("gate", "configuration_error")
+    # A platform's line naming another system mid-sentence is still about that system.
+    named = rank_suspects(_toggled("sync with flagd done;")).ranked
+    assert all(not s.changes for s in named if s.service == "gate")
+
+
+def test_a_caller_naming_a_system_by_its_scrape_job_is_quoted_with_the_job_and_its_evidence() -> None:
+    labels = {"job": "searchd", "instance": "docs-search-exporter:9114", "cluster": "docs-search"}
+    digest = Digest(
+        anomalies=[move("es_cluster_unassigned_shards", "searchd", "2026-03-01T10:01:00Z", labels)],
+        alert_groups=[],
+        log_patterns=[
+            lines(
+                "indexer", "bulk failed: searchd exception [cluster_block_exception]", "2026-03-01T10:38:00Z"
+            ),
+            replace(
+                lines("docs-search", "flood stage disk watermark exceeded", "2026-03-01T10:00:00Z"),
+                evidence_id="logs-3",
+            ),
+            replace(lines("web", "upstream reco timed out", "2026-03-01T08:00:00Z", 3), evidence_id="logs-4"),
+        ],
+    )
+    asked = ask("Why are edits not indexed?", digest)
+    draft = diagnose_digest(replace(asked, services=["searchd", "indexer", "docs-search", "web"]))
+    assert draft.root_cause is not None and draft.root_cause.service == "docs-search"
+    blame = next(f for f in draft.findings if "failing dependency" in f.statement)
+    assert "searchd, the job docs-search is scraped under," in blame.statement
+    assert blame.evidence_ids == ["logs-2", "metrics-2"]
+    assert [r.evidence_ids for r in draft.ruled_out if r.service == "web"] == [["logs-4", "metrics-2"]]
+
+
+def test_a_collector_jobs_series_belong_to_the_one_alerting_system_a_label_names() -> None:
+    """`job=cloud-metrics-exporter` neither alerts nor logs; `database_name=billing-db` does."""
+    labels = {"job": "cloud-metrics-exporter", "database_name": "billing-db", "resource_group": "rg-1"}
+    digest = Digest(
+        anomalies=[
+            move("cloud_sql_workers_percent", "cloud-metrics-exporter", "2026-03-01T10:40:00Z", labels)
+        ],
+        alert_groups=[
+            alert(
+                "SqlWorkersHigh",
+                "billing-db",
+                "2026-03-01T10:42:00Z",
+                {"database_name": "billing-db"},
+                "workers",
+            )
+        ],
+    )
+    ranked = [s.service for s in rank_suspects(digest).ranked]
+    assert ranked == ["billing-db"]
+    # A label naming two alerting systems names neither.
+    both = replace(digest.anomalies[0], labels={**labels, "server_name": "billing-srv"})
+    other = alert("SrvDown", "billing-srv", "2026-03-01T10:42:00Z", {}, "down")
+    mixed = replace(digest, anomalies=[both], alert_groups=[*digest.alert_groups, other])
+    assert "cloud-metrics-exporter" in [s.service for s in rank_suspects(mixed).ranked]
+
+
+def test_an_election_is_a_failover_even_beside_a_rollout() -> None:
+    """A replica set's election (its exporter's `election_date` moved, a member stepped down) is the
+    event, not the kernel rollout running on its hosts."""
+    signals = "\n".join(
+        (
+            "mongodb_mongod_replset_member_election_date",
+            "replSetStepDown: stepping down from primary",
+            "insert failed: NotWritablePrimary",
+        )
+    )
+    assert categorize(signals, changed=True, change_text="kernel 6.1 rollout: next host db-0") == "failover"
+    assert categorize("mongodb_connections", changed=True, change_text="kernel 6.1 rollout") != "failover"
+
+
+def test_a_store_at_its_quota_is_storage_and_a_separate_incident_shows_what_its_callers_say() -> None:
+    assert categorize("etcdBackendQuotaLowSpace\nalarm raised NOSPACE", changed=False) == "disk_full"
+    assert categorize("etcdserver: mvcc: database space exceeded", changed=False) == "disk_full"
+    digest = Digest(
+        alert_groups=[
+            alert(
+                "StoreQuotaLowSpace", "kv-store", "2026-03-01T10:01:00Z", {"job": "kv-store"}, "running full"
+            )
+        ],
+        log_patterns=[
+            lines(
+                "notifier",
+                'push failed: Post "https://gw.corp.internal/v1": no such host',
+                "2026-03-01T09:57:00Z",
+            ),
+            lines(
+                "deployer",
+                "sync failed: upstream error: mvcc: database space exceeded",
+                "2026-03-01T10:09:00Z",
+            ),
+        ],
+    )
+    draft = diagnose_digest(ask("Why is the notifier failing?", digest))
+    said = " ".join(f.statement for f in draft.findings)
+    assert draft.root_cause is not None and draft.root_cause.service == "notifier"
+    assert "https://gw.corp.internal/v1" in said  # a quoted URL is kept whole
+    assert "database space exceeded" in said  # the separate incident in its callers' words
+
+
+def test_a_start_line_after_the_first_crash_is_a_restart_not_a_release() -> None:
+    """A poison message panics the archiver; systemd restarts it, each start logging its version."""
+
+    def crashing(started: str) -> Digest:
+        return Digest(
+            log_patterns=[
+                lines(
+                    "archiver",
+                    "panic: runtime error: index out of range [3] with length 3",
+                    "2026-03-01T10:52:03Z",
+                    10,
+                ),
+                lines(
+                    "supervisor",
+                    "archiver.service: Main process exited, code=exited, status=2",
+                    "2026-03-01T10:52:03Z",
+                    10,
+                ),
+                replace(
+                    lines("archiver", "archiver v1.4.2 starting, queue=events", started, 8, level="info"),
+                    last_seen="2026-03-01T10:56:00Z",
+                ),
+            ]
+        )
+
+    draft = diagnose_digest(ask("Why did archiving stop?", crashing("2026-03-01T10:52:37Z")))
+    assert draft.root_cause is not None
+    assert (draft.root_cause.service, draft.root_cause.category) == ("archiver", "crashloop")
+    released = diagnose_digest(ask("Why did archiving stop?", crashing("2026-03-01T10:40:00Z")))
+    assert released.root_cause is not None and released.root_cause.category == "bad_deploy"
+
+
+def test_the_statement_quotes_the_error_that_says_what_the_tag_says() -> None:
+    """Two heap-space errors beside a hundred pool warnings: the memory tag's statement quotes them."""
+    digest = Digest(
+        alert_groups=[
+            alert("JvmHeapNearMax", "seats", "2026-03-01T10:13:00Z", {"job": "seats"}, "heap at 95%")
+        ],
+        log_patterns=[
+            lines(
+                "seats",
+                "HikariPool-1 - Thread starvation or clock leap detected",
+                "2026-03-01T09:30:00Z",
+                119,
+                level="warn",
+            ),
+            lines(
+                "seats",
+                "Terminating due to java.lang.OutOfMemoryError: Java heap space",
+                "2026-03-01T10:44:00Z",
+                2,
+            ),
+        ],
+    )
+    draft = diagnose_digest(ask("Why do seat holds fail?", digest))
+    assert draft.root_cause is not None and draft.root_cause.category == "memory_leak"
+    assert "OutOfMemoryError" in draft.root_cause.statement
