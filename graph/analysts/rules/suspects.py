@@ -8,10 +8,9 @@ it. Services whose signals fall outside the window, or have no causal link to it
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
-from graph.analysts.rules.addresses import EVERY_MACHINE
 from graph.analysts.rules.aliases import namespace_aliases, proxied_backend
 from graph.analysts.rules.dependencies import link_dependencies, mentions
 from graph.analysts.rules.links import (
@@ -24,6 +23,15 @@ from graph.analysts.rules.links import (
     surge_of,
 )
 from graph.analysts.rules.machines import machine_jobs, machine_line, on_machine
+from graph.analysts.rules.owners import (
+    client_prefix,
+    collected,
+    collector_jobs,
+    hosts_named_by_errors,
+    named_instance,
+    node_of,
+    system_of,
+)
 from graph.analysts.rules.suspect import (
     CLUSTER_SPAN,
     MIN_PATTERN_COUNT,
@@ -31,7 +39,6 @@ from graph.analysts.rules.suspect import (
     Ranking,
     Suspect,
     instant,
-    resource_name,
     troubling,
 )
 from graph.analysts.rules.vocabulary import (
@@ -45,7 +52,6 @@ from graph.analysts.rules.vocabulary import (
     categorize,
 )
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummary
-from tools.identity import DEFAULT_IDENTITY
 from tools.prometheus.discovery import MonitoringStack
 
 CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can be its cause
@@ -141,9 +147,9 @@ def _profile(
     alerted = {g.service for g in digest.alert_groups if g.service}
     # A host is known by its own log stream, or by other systems' errors naming it ("No route to host
     # nas-1.lan" makes a `job=node instance=nas-1:9100` alert nas-1's, not the exporter job's).
-    streams = {p.service for p in digest.log_patterns if p.service} | _hosts_named_by_errors(digest)
+    streams = {p.service for p in digest.log_patterns if p.service} | hosts_named_by_errors(digest)
     alerted |= streams
-    collectors = _collector_jobs(digest)
+    collectors = collector_jobs(digest)
     # A host agent's job over several machines is each machine (`job=node` on lb-1 and batch-4).
     hosts = machine_jobs(digest)
     # The machines a host agent's job is about: a cluster's state series and alerts about one of them
@@ -157,10 +163,10 @@ def _profile(
         ):
             continue
         system = (
-            _collected(anomaly.labels, anomaly.service, collectors)
+            collected(anomaly.labels, anomaly.service, collectors)
             or on_machine(anomaly.labels, anomaly.service, hosts)
-            or _node_of(anomaly.labels, anomaly.service, machines, streams)
-            or _system_of(anomaly, alerted)
+            or node_of(anomaly.labels, anomaly.service, machines, streams)
+            or system_of(anomaly, alerted)
         )
         if (s := of(system)) is not None:
             s.anomalies.append(anomaly)
@@ -169,10 +175,10 @@ def _profile(
         # An exporter job's alert on one instance is that instance's, when the instance logs under
         # its own name (`job=zookeeper instance=zk-2:7000` and zk-2's log stream).
         system = (
-            _collected(group.labels, group.service, collectors)
+            collected(group.labels, group.service, collectors)
             or on_machine(group.labels, group.service, hosts)
-            or _node_of(group.labels, group.service, machines, streams)
-            or _named_instance(group.labels, streams, group.service)
+            or node_of(group.labels, group.service, machines, streams)
+            or named_instance(group.labels, streams, group.service)
             or group.service
         )
         if group.status == "firing" and not group.all_muted and (s := of(system)) is not None:
@@ -207,7 +213,7 @@ def _profile(
                 if len(name) >= 3
                 and not _related_names(name, s.service)  # its own replica `db-b` is still itself
                 and mentions(lowered, name.lower())
-                and not _client_prefix(lowered, name.lower())
+                and not client_prefix(lowered, name.lower())
             ]
             for changed in named or [s]:
                 changed.changes.append(pattern)
@@ -291,112 +297,6 @@ def _absorb(whole: Suspect, part: Suspect) -> None:
     whole.errors += part.errors
     whole.changes += part.changes
     whole.alerts += part.alerts
-
-
-def _hosts_named_by_errors(digest: Digest) -> set[str]:
-    """Hosts of the firing alerts' instances that a system's own log line of error or warning level
-    names (not a failed scrape's words, which name their target by construction; never the loopback,
-    which every exporter of a one-machine setup shares)."""
-    # A probe's URL (`https://api.example/healthz`) is no host:port: its scheme names nothing.
-    hosts = {
-        value.rsplit(":", 1)[0]
-        for group in digest.alert_groups
-        for key in ("instance", "host")
-        if (value := group.labels.get(key)) and "://" not in value
-    } - EVERY_MACHINE
-    texts = [
-        f"{p.template} {p.example}".lower()
-        for p in digest.log_patterns
-        if (p.level or "").lower() in ERROR_LEVELS | WARN_LEVELS and not p.origin
-    ]
-    # A machine several jobs are scraped at (an API server and its store on one control-plane node)
-    # hosts several systems: a line naming the machine does not say which one.
-    jobs: dict[str, set[str]] = {}
-    for labels in [*(a.labels for a in digest.anomalies), *(g.labels for g in digest.alert_groups)]:
-        if (instance := labels.get("instance")) and (job := labels.get("job")):
-            jobs.setdefault(instance.rsplit(":", 1)[0], set()).add(job)
-    return {
-        host
-        for host in hosts
-        if len(host) >= 4 and len(jobs.get(host, ())) <= 1 and any(mentions(text, host) for text in texts)
-    }
-
-
-def _named_instance(labels: Mapping[str, str], streams: set[str], service: str | None) -> str | None:
-    """The log stream an alert's instance is (its host, port dropped), when it is not the alert's
-    own system already."""
-    return _named_by(labels, ("instance", "host", "server"), streams, service)
-
-
-def _collector_jobs(digest: Digest) -> set[str]:
-    """Jobs that speak for several named resources (a cloud exporter's `job=cloudwatch` with
-    `function_name=a`, `function_name=b`, `table_name=c`), by their series' or alerts' labels."""
-    by_job: dict[str, set[str]] = {}
-    labelled = [(a.labels, a.service) for a in digest.anomalies]
-    labelled += [(g.labels, g.service) for g in digest.alert_groups]
-    for labels, service in labelled:
-        job = labels.get("job")
-        named = resource_name(labels)
-        if job and service == job and named and named != job:
-            by_job.setdefault(job, set()).add(named)
-    return {job for job, names in by_job.items() if len(names) >= 2}
-
-
-def _collected(labels: Mapping[str, str], service: str | None, collectors: set[str]) -> str | None:
-    """The resource a collector job's series or alert is about (each is its resource's, not the
-    job's), or None when the job is not a collector."""
-    job = labels.get("job")
-    if not job or service != job or job not in collectors:
-        return None
-    return resource_name(labels)
-
-
-def _node_of(
-    labels: Mapping[str, str], service: str | None, machines: set[str], streams: set[str]
-) -> str | None:
-    """The machine a cluster's series or alert names by its `node` label, when a host agent reads
-    that machine too; a system that logs under its own name keeps its own."""
-    node = labels.get("node")
-    return node if node in machines and service not in streams and node != service else None
-
-
-def _system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:
-    """The anomaly's system: the one an alert or a log stream names by the series' workload or host,
-    when one does (an exporter's `job=db-exporter instance=db-0` series is about the `db-0` an alert
-    fires on; a `job=state-exporter deployment=web` series about `web`; a cluster exporter's
-    `cluster=search-prod` or `instance=search-prod-exporter:9114` series about `search-prod`)."""
-    keys = ("deployment", "statefulset", "daemonset", "instance", "server", "host", "cluster")
-    named = _named_by(anomaly.labels, keys, alerted, anomaly.service)
-    if named is None and anomaly.service not in alerted:
-        # A collector's job that neither alerts nor logs (`job=cloud-metrics-exporter`): its series are
-        # about the one system a label of theirs names (`database_name=billing-db`, which alerts).
-        # Not a label that names the series' own system or its endpoint (`handler=/pay` of a web app).
-        values = {k: v for k, v in anomaly.labels.items() if k not in _OWN_KEYS}
-        found = {n for n in alerted if n in values.values()}
-        named = found.pop() if len(found) == 1 else None
-    return named or anomaly.service
-
-
-def _named_by(labels: Mapping[str, str], keys: Sequence[str], names: set[str], own: str | None) -> str | None:
-    """The first of `names` a label of `keys` holds (a host with or without its port), other than `own`."""
-    for key in keys:
-        value = labels.get(key) or ""
-        host = "" if "://" in value else value.rsplit(":", 1)[0]
-        for name in (value, host, _EXPORTER_SUFFIX.sub("", host)):
-            if name and name in names and name != own:
-                return name
-    return None
-
-
-_OWN_KEYS = frozenset({*DEFAULT_IDENTITY.labels, "__name__"})
-# An exporter deployed beside the one system it reads is often named after it: `<system>-exporter`.
-_EXPORTER_SUFFIX = re.compile(r"[-_](?:prometheus[-_])?exporter$")
-
-
-def _client_prefix(text: str, name: str) -> bool:
-    """Whether a line names `name` as its client library's prefix ("unleash: toggles refreshed"): the
-    logging system received the change from it, the change is its own."""
-    return re.match(rf"(?:\S*\]\s*)?{re.escape(name)}: ", text) is not None
 
 
 def _read_metric(metric: str) -> str:
