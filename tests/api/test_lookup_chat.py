@@ -95,8 +95,8 @@ async def test_an_empty_result_says_nothing_matched(client: httpx.AsyncClient) -
 async def test_a_row_no_tool_returned_is_refused_by_the_evidence_guard(
     app: FastAPI, client: httpx.AsyncClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def with_invented_row(items: Any, about: Any = ()) -> LookupAnswer:
-        answer = lookup_answer(items, about)
+    def with_invented_row(items: Any, about: Any = (), question: str = "") -> LookupAnswer:
+        answer = lookup_answer(items, about, question)
         invented = ["2026-11-30T09:59:59Z", "payment", "ERROR", "", "disk /dev/sda1 is full"]
         answer.tables[0].rows.append(invented)
         answer.tables[0].total += 1
