@@ -82,9 +82,15 @@ def node_of(
     labels: Mapping[str, str], service: str | None, machines: set[str], streams: set[str]
 ) -> str | None:
     """The machine a cluster's series or alert names by its `node` label, when a host agent reads
-    that machine too; a system that logs under its own name keeps its own."""
+    that machine too; a system that logs under its own name keeps its own, and a pod's or a
+    workload's series (a container's CPU scraped with the node it ran on) stay the workload's."""
+    if any(key in labels for key in _WORKLOAD_KEYS):
+        return None
     node = labels.get("node")
     return node if node in machines and service not in streams and node != service else None
+
+
+_WORKLOAD_KEYS = ("pod", "container", "deployment", "statefulset", "daemonset", "job_name")
 
 
 def system_of(anomaly: MetricAnomaly, alerted: set[str]) -> str | None:

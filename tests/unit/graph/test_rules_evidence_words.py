@@ -224,3 +224,21 @@ def test_the_statement_quotes_the_error_that_says_what_the_tag_says() -> None:
     draft = diagnose_digest(ask("Why do seat holds fail?", digest))
     assert draft.root_cause is not None and draft.root_cause.category == "memory_leak"
     assert "OutOfMemoryError" in draft.root_cause.statement
+
+
+def test_a_pods_series_scraped_with_its_node_stay_the_workloads() -> None:
+    node = {"job": "node-exporter", "instance": "pool-b-3:9100", "mountpoint": "/var"}
+    other = {"job": "node-exporter", "instance": "pool-a-1:9100", "mountpoint": "/var"}
+    pod = {"job": "kubelet", "node": "pool-b-3", "namespace": "shop", "pod": "cart-7d9f8c6b5-x2k4p"}
+    digest = Digest(
+        anomalies=[
+            move("node_filesystem_avail_bytes", "node-exporter", "2026-03-01T10:01:00Z", node),
+            move("node_load1", "node-exporter", "2026-03-01T08:00:00Z", other),
+            move("container_cpu_usage_seconds", "cart", "2026-03-01T10:02:00Z", pod),
+        ]
+    )
+    ranking = rank_suspects(digest)
+    everyone = [*ranking.ranked, *ranking.herrings, *ranking.quiet]
+    owners = {s.service: [a.metric for a in s.anomalies] for s in everyone}
+    assert owners.get("cart") == ["container_cpu_usage_seconds"]
+    assert "container_cpu_usage_seconds" not in owners.get("pool-b-3", [])
