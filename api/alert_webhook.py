@@ -233,7 +233,7 @@ class AlertInvestigations:
         try:
             async with asyncio.timeout(self._deadline_s):
                 while True:
-                    event = await run.channel.queue.get()
+                    event = await run.channel.events.get()
                     if isinstance(event, Part):
                         parts.append(event.payload)
                     elif isinstance(event, Done | Failure):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -15,10 +17,10 @@ class BodyLimit:
         self.app = app
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        # Not a coroutine itself: the app's awaitable is handed back (no frame held per stream).
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
@@ -26,8 +28,7 @@ class BodyLimit:
                 except ValueError:
                     declared = self.max_bytes + 1
                 if declared > self.max_bytes:
-                    await _reject(scope, receive, send)
-                    return
+                    return _reject(scope, receive, send)
         received = 0
 
         async def counting_receive() -> Message:
@@ -40,7 +41,7 @@ class BodyLimit:
                     raise HTTPException(PayloadTooLarge.status_code)
             return message
 
-        await self.app(scope, counting_receive, send)
+        return self.app(scope, counting_receive, send)
 
 
 async def _reject(scope: Scope, receive: Receive, send: Send) -> None:

@@ -9,6 +9,7 @@ left alone (an SSE response waits on it for the client's disconnect for as long 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -21,10 +22,10 @@ class BodyTimeout:
         self.app = app
         self.timeout_s = timeout_s
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        # Not a coroutine itself: the app's awaitable is handed back (no frame held per stream).
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         loop = asyncio.get_running_loop()
         deadline: float | None = None
         complete = False
@@ -45,4 +46,4 @@ class BodyTimeout:
                 complete = True
             return message
 
-        await self.app(scope, bounded_receive, send)
+        return self.app(scope, bounded_receive, send)

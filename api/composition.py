@@ -27,6 +27,7 @@ from api.diagnoser import Diagnoser, build_diagnoser
 from api.metrics import ServiceMetrics
 from api.run_lifecycle import RunLifecycle
 from api.settings import Settings
+from api.shutdown import OpenStreams
 from persistence.db import make_engine, make_sessionmaker, upgrade_head
 from persistence.runs import RunStore
 from persistence.sessions import (
@@ -62,6 +63,7 @@ class Services:
     chat: ChatFlow
     aiops: AiOpsFlow
     metrics: ServiceMetrics
+    streams: OpenStreams
     background: set[asyncio.Task[None]] = field(default_factory=set)
     sql_roles: AuditedDatasources | None = None
 
@@ -194,6 +196,7 @@ async def build_services(settings: Settings) -> Services:
         chat=chat,
         aiops=aiops,
         metrics=metrics,
+        streams=OpenStreams(grace_s=chat_limits.shutdown_grace_s),
         sql_roles=sources.sql if isinstance(sources.sql, AuditedDatasources) else None,
     )
     sweeper = asyncio.create_task(_keep_runs_alive(runs, lifecycle, settings))

@@ -81,7 +81,7 @@ async def get_stream_gate(services: ServicesDep) -> StreamGate:
         lifecycle=services.chat.lifecycle,
         metrics=services.metrics,
         send_timeout_s=limits.sse_send_timeout_s,
-        shutdown_grace_s=limits.shutdown_grace_s,
+        streams=services.streams,
     )
 
 

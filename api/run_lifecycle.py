@@ -11,7 +11,6 @@ new runs while too many wait (a slow database cannot pile them up).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
@@ -25,6 +24,7 @@ from api.admission import Permit
 from api.errors import NotFound
 from api.logs import current_run, current_session
 from api.metrics import ServiceMetrics
+from api.run_channel import Channel
 from api.run_recorder import RunRecorder
 from graph.runner import RunFailed
 from persistence.records import SessionNotFound
@@ -77,25 +77,26 @@ WAKE = Done()  # never published: wakes the stream's wait (shutdown); compared b
 
 
 class RunChannel:
-    """The bounded queue from a run to its stream. Statuses beyond `max_statuses` are dropped (a
+    """The bounded channel from a run to its stream. Statuses beyond `max_statuses` are dropped (a
     looping graph cannot flood the stream); room for every other event is reserved, so none is lost."""
+
+    __slots__ = ("_statuses_left", "events")
 
     def __init__(self, *, max_statuses: int, max_events: int) -> None:
         self._statuses_left = max_statuses
-        self.queue: asyncio.Queue[RunEvent] = asyncio.Queue(maxsize=max_statuses + max_events + 1)
+        self.events: Channel[RunEvent] = Channel(max_statuses + max_events + 1)
 
     def status(self, code: str) -> None:
         if self._statuses_left > 0:
             self._statuses_left -= 1
-            self.queue.put_nowait(Status(code))
+            self.events.put_nowait(Status(code))
 
     async def publish(self, event: RunEvent) -> None:
-        await self.queue.put(event)
+        await self.events.put(event)
 
     def wake(self) -> None:
-        """Wake the stream's wait for the next event (shutdown); a full queue wakes it anyway."""
-        with contextlib.suppress(asyncio.QueueFull):
-            self.queue.put_nowait(WAKE)
+        """Wake the stream's wait for the next event (shutdown); a full channel wakes it anyway."""
+        self.events.put_nowait(WAKE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,20 +9,19 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
-from sse_starlette import EventSourceResponse, ServerSentEvent
-from sse_starlette.sse import SendTimeoutError
-from starlette.types import Receive, Scope, Send
+from sse_starlette import ServerSentEvent
 
 from api.admission import Admission, Permit
 from api.errors import ApiError, DatabaseUnavailable, Unavailable, database_outage
-from api.keep_alive import keep_alive, next_or_idle
+from api.keep_alive import keep_alive
 from api.metrics import ServiceMetrics
 from api.run_lifecycle import SHUTDOWN, WAKE, Failure, OpenedRun, Run, RunEvent, RunLifecycle, end_reason
-from api.shutdown import StreamShutdown
+from api.shutdown import OpenStreams, StreamShutdown
+from api.stream_response import RunStreamResponse
 
 log = logging.getLogger("superbiz.sse")
 
@@ -44,7 +43,7 @@ async def run_frames(
     cancel_grace_s: float,
     ping_s: float,
     shutdown: StreamShutdown,
-) -> AsyncIterator[ServerSentEvent]:
+) -> AsyncGenerator[ServerSentEvent, None]:
     """The opening frame, then the run's events as the protocol frames them until its last one, a
     keep-alive comment after every `ping_s` of silence; the run is cancelled when the client leaves;
     the protocol's SHUTDOWN failure ends the stream when the server stops."""
@@ -53,12 +52,12 @@ async def run_frames(
     try:
         yield protocol.opening(opened.session_id, opened.run_id)
         while not protocol.terminal:
-            if shutdown.requested and run.channel.queue.empty():  # what the run sent already goes first
+            if shutdown.requested and run.channel.events.empty():  # what the run sent already goes first
                 run.cancel(SHUTDOWN)
                 for frame in protocol.render(Failure(SHUTDOWN)):
                     yield frame
                 break
-            event = await next_or_idle(run.channel.queue, ping_s)
+            event = await run.channel.events.get(ping_s)
             if event is None:
                 yield keep_alive()
                 continue
@@ -81,7 +80,7 @@ class StreamGate:
     lifecycle: RunLifecycle
     metrics: ServiceMetrics
     send_timeout_s: float
-    shutdown_grace_s: float
+    streams: OpenStreams
 
 
 async def admit_and_open(
@@ -89,7 +88,7 @@ async def admit_and_open(
 ) -> tuple[OpenedRun, Permit]:
     """Take a worker slot (503 when none is free, or when terminal writes are backlogged: a slow
     database), then open the run; nothing is left held on failure. The run frees the slot when its
-    work stops; the response frees it at the latest when it ends (`AdmittedEventSourceResponse`)."""
+    work stops; the response frees it at the latest when it ends (`RunStreamResponse`)."""
     permit = None if gate.lifecycle.backlogged else gate.admission.try_acquire()
     if permit is None:
         gate.metrics.admission_rejections.inc()
@@ -119,9 +118,9 @@ def streaming_response(
     gate: StreamGate,
     permit: Permit,
     opened: OpenedRun,
-    frames: AsyncIterator[ServerSentEvent],
+    frames: AsyncGenerator[ServerSentEvent, None],
     shutdown: StreamShutdown,
-) -> AdmittedEventSourceResponse:
+) -> RunStreamResponse:
     """The SSE response of an admitted run: counted as an open stream, its permit released at the end."""
     gate.metrics.active_streams.inc()
 
@@ -129,33 +128,13 @@ def streaming_response(
         gate.metrics.active_streams.dec()
         permit.release()
 
-    # ping=0: the frames send their own keep-alives when idle (`next_or_idle`). On server shutdown
-    # the frames say goodbye within the grace period before sse-starlette cancels them.
-    response = AdmittedEventSourceResponse(
+    # The frames send their own keep-alives when idle (`Channel.get`). On server shutdown they say
+    # goodbye within the grace period before the stream is cancelled (`OpenStreams`).
+    return RunStreamResponse(
         frames,
         on_close=close,
-        ping=0,
-        send_timeout=gate.send_timeout_s,
-        shutdown_event=shutdown,
-        shutdown_grace_period=gate.shutdown_grace_s,
+        send_timeout_s=gate.send_timeout_s,
+        shutdown=shutdown,
+        streams=gate.streams,
+        headers=run_headers(opened),
     )
-    response.headers.update(run_headers(opened))
-    return response
-
-
-class AdmittedEventSourceResponse(EventSourceResponse):
-    """Releases the admission permit when the response ends, even if the generator never started."""
-
-    def __init__(self, *args: Any, on_close: Callable[[], None], **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._on_close = on_close
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            await super().__call__(scope, receive, send)
-        except SendTimeoutError:
-            # A reader that stopped reading: the stream is over and its run cancelled (run_frames'
-            # finally), which is not a server error to log with a traceback or answer with a 500.
-            log.warning("SSE send timed out after %ss: stream closed", self.send_timeout)
-        finally:
-            self._on_close()

@@ -7,6 +7,8 @@ response that sets its own Content-Security-Policy (the API docs page) keeps it.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -37,10 +39,11 @@ class SecurityHeaders:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        # Not a coroutine itself: the app's awaitable is handed back, so no frame of this
+        # middleware stays alive for as long as a stream is open.
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -50,4 +53,4 @@ class SecurityHeaders:
                         headers[name] = value
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        return self.app(scope, receive, send_with_headers)

@@ -129,13 +129,18 @@ class RunContext:
             for item in items
         ]
 
-    async def digest_of(self, items: Sequence[Evidence]) -> tuple[Digest, str]:
+    async def digest_of(self, items: Sequence[Evidence], *, keep: bool = True) -> tuple[Digest, str]:
         """The digest of the given evidence at the world's current time, and that time in ISO.
 
         Cached per evidence set: diagnose and the guards read the same digest within one run.
+        `keep=False` (a planning round, whose evidence grows right after) reads the cache but does
+        not fill it, so the digest is not held while the round waits on a model.
         """
         key = tuple(sorted(item.id for item in items))
-        if key not in self._digests:
-            now = await self.toolbox.now()
-            self._digests[key] = (self.digest(items, now=now), now.isoformat())
-        return self._digests[key]
+        if (cached := self._digests.get(key)) is not None:
+            return cached
+        now = await self.toolbox.now()
+        digest = (self.digest(items, now=now), now.isoformat())
+        if keep:
+            self._digests[key] = digest
+        return digest

@@ -14,6 +14,7 @@ from api.run_stream import admit_and_open, run_frames, streaming_response
 from api.schemas import AiOpsRequest
 from api.shutdown import StreamShutdown
 from api.sse import AiOpsProtocol
+from api.stream_response import RunStreamResponse
 
 log = logging.getLogger("superbiz.aiops")
 router = APIRouter(tags=["aiops"])
@@ -45,7 +46,7 @@ async def _body(request: Request) -> AiOpsRequest:
 )
 async def ai_ops(
     request: Request, flow: AiOpsFlowDep, gate: StreamGateDep, limits: ChatLimitsDep, principal: PrincipalDep
-) -> EventSourceResponse:
+) -> RunStreamResponse:
     """Body optional: `{sessionId?, services?, instruction?}`."""
     body = await _body(request)
     opened, permit = await admit_and_open(

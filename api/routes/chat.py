@@ -13,6 +13,7 @@ from api.run_stream import admit_and_open, run_frames, streaming_response
 from api.schemas import ChatRequest
 from api.shutdown import StreamShutdown
 from api.sse import ChatProtocol
+from api.stream_response import RunStreamResponse
 
 log = logging.getLogger("superbiz.chat")
 router = APIRouter(tags=["chat"])
@@ -25,7 +26,7 @@ router = APIRouter(tags=["chat"])
 )
 async def chat(
     body: ChatRequest, flow: ChatFlowDep, gate: StreamGateDep, limits: ChatLimitsDep, principal: PrincipalDep
-) -> EventSourceResponse:
+) -> RunStreamResponse:
     """Stream one diagnosis run: metadata, statuses, one content or failure, done."""
     if len(body.query) > limits.max_query_chars:
         raise QueryTooLong()

@@ -119,9 +119,11 @@ class LlmAnalyst:
                 **_evidence_and_digest(request.evidence, request.digest),
             }
         )
+        budget = request.remaining_tool_calls
+        del request  # the prompt holds what the model needs: the digest need not live through the call
         plan = await self._ask(Plan, PLAN_PROMPT, payload, meter)
         # The model is told the budget; an overshoot is trimmed here rather than ending the run.
-        return Plan(calls=plan.calls[: request.remaining_tool_calls])
+        return Plan(calls=plan.calls[:budget])
 
     async def diagnose(self, request: DiagnoseRequest, meter: ModelMeter) -> Draft:
         diagnosing = request.route.route == "complex"

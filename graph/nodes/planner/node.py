@@ -6,11 +6,12 @@ here, and after the last round it plans nothing and the run moves on to diagnose
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from langgraph.runtime import Runtime
 
-from graph.analysts.base import LOOKUP_ROUNDS, BudgetExhausted, PlannedCall, PlanRequest
+from graph.analysts.base import LOOKUP_ROUNDS, Analyst, BudgetExhausted, Plan, PlannedCall, PlanRequest
 from graph.context import RunContext
 from graph.nodes.consult import consult
 from graph.nodes.discovery import discover
@@ -27,9 +28,25 @@ async def node_planner(state: DiagnosisState, runtime: Runtime[RunContext]) -> d
     next_round = state.get("plan_round", 0) + 1
     if next_round > _rounds(state):
         return {"plan": []}
+    try:
+        plan = await consult(ctx, "plan", partial(_plan, ctx, state, next_round))
+    except BudgetExhausted as spent:
+        return {"budget_exhausted": spent.budget, "plan": []}
+    return {**_planned(ctx, state, plan.calls), "plan_round": next_round}
+
+
+async def _plan(ctx: RunContext, state: DiagnosisState, next_round: int, analyst: Analyst) -> Plan:
+    # The request is built per ask and held by no frame here: an analyst that turns it into a model
+    # prompt can let it go (digest, refs, discovery) while it waits on the model.
+    return await analyst.plan(await _request(ctx, state, next_round), ctx.meter)
+
+
+async def _request(ctx: RunContext, state: DiagnosisState, next_round: int) -> PlanRequest:
     items = ctx.items(state.get("evidence_ids", []))
-    digest, now = await ctx.digest_of(items)
-    request = PlanRequest(
+    # Not kept: the round's evidence grows right after it, and the digest is what a held stream
+    # would otherwise keep alive while the model plans.
+    digest, now = await ctx.digest_of(items, keep=False)
+    return PlanRequest(
         route=state["route"],
         round=next_round,
         tool_names=ctx.toolbox.tool_names(),
@@ -40,11 +57,6 @@ async def node_planner(state: DiagnosisState, runtime: Runtime[RunContext]) -> d
         discovery=discover(items),
         now=now,
     )
-    try:
-        plan = await consult(ctx, "plan", lambda analyst: analyst.plan(request, ctx.meter))
-    except BudgetExhausted as spent:
-        return {"budget_exhausted": spent.budget, "plan": []}
-    return {**_planned(ctx, state, plan.calls), "plan_round": next_round}
 
 
 def _planned(ctx: RunContext, state: DiagnosisState, calls: list[PlannedCall]) -> dict[str, Any]:

@@ -53,8 +53,8 @@ def _opened(slot: Permit | None = None) -> OpenedRun:
 
 async def _drain(run: Run) -> list[Any]:
     events = []
-    while not run.channel.queue.empty():
-        events.append(run.channel.queue.get_nowait())
+    while not run.channel.events.empty():
+        events.append(await run.channel.events.get())
     return events
 
 
