@@ -30,7 +30,8 @@ SeriesData = Sequence[tuple[str, Mapping[str, str], Sequence[tuple[float, float]
 # such as the lookback window may follow).
 InstantAt = Callable[[Sequence[tuple[float, float]], list[float]], list[tuple[float, float]]]
 
-_WORD = re.compile(r"\s*([a-zA-Z_][a-zA-Z0-9_]*)\s*")
+# Metric names may hold colons (recording rules: `job:http_requests:rate5m`, vendor exports).
+_WORD = re.compile(r"\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\s*")
 _NUMBER = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*")
 _DURATION = re.compile(r"\[\s*(\d+)([smhd])\s*\]")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}

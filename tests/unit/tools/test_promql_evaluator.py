@@ -72,3 +72,15 @@ def test_topk_keeps_the_highest_series_with_their_names() -> None:
     assert list(top) == [("", (("instance", "a"),))]
     assert [name for name, _ in named] == ["requests_total"]
     assert [dict(labels)["instance"] for _, labels in named] == ["a"]
+
+
+def test_a_recording_rule_name_with_colons_is_a_metric_name() -> None:
+    series = [
+        ("db:connections:max", {"database_id": "prod:orders"}, [(t, 40.0) for t in STAMPS]),
+        ("db:connections:max", {"database_id": "prod:catalog"}, [(t, 12.0) for t in STAMPS]),
+    ]
+    points = evaluate(parse("max by (database_id) (db:connections:max)"), series, [600.0], lookback)
+    assert {labels: values[-1][1] for (_, labels), values in points.items()} == {
+        (("database_id", "prod:orders"),): 40.0,
+        (("database_id", "prod:catalog"),): 12.0,
+    }
