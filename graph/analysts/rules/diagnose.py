@@ -22,7 +22,14 @@ from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import carries, changes_near, rank_suspects
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
-from graph.analysts.rules.vocabulary import CATEGORY_ADVICE, HEALTH_CHECK, MORE_IS_BETTER, ROLLOUT, categorize
+from graph.analysts.rules.vocabulary import (
+    CATEGORY_ADVICE,
+    CONFIG_CHANGE,
+    HEALTH_CHECK,
+    MORE_IS_BETTER,
+    ROLLOUT,
+    categorize,
+)
 from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
 from tools.prometheus.discovery import DEFAULT_STACK, MonitoringStack, question_words
@@ -70,7 +77,10 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     # A separate incident the answer names is shown with its own evidence, like anything it asserts
     # (and adds nothing to the confidence in this one's cause).
     aside = [f for other in ranking.unrelated for f in _aside_findings(other, digest)]
-    changes = " ".join(p.example for p in _decisive_changes(root, root.onset))
+    decisive = _decisive_changes(root, root.onset)
+    changes = " ".join(p.example for p in decisive)
+    if decisive and CONFIG_CHANGE.search(decisive[0].example) and not ROLLOUT.search(decisive[0].example):
+        changes = decisive[0].example  # settings changed first: the rollout after it is its restart
     # The statement and the tag speak of this incident: an alert of the root that fired long before
     # it (a disk warning standing for two days) is listed in the findings, not made its headline.
     told = _without_standing_alerts(_asked_alerts_first(root, question, digest), ranking)
@@ -199,10 +209,15 @@ def _decisive_changes(root: Suspect, onset: datetime | None) -> list[LogPattern]
     if onset is None:
         return []
     near = changes_near(root, onset)
+    first = min(near, key=lambda p: _stamp(p.first_seen), default=None)
     # A line that names the version it brought says the most ("image .../consumer:3.9.0").
     near.sort(
         key=lambda p: (not ROLLOUT.search(p.example), not _VERSION.search(p.example), -_stamp(p.last_seen))
     )
+    if first is not None and CONFIG_CHANGE.search(first.example) and not ROLLOUT.search(first.example):
+        # A change of settings before every rollout line started them (a config map applied rolls
+        # its pods): it is the change, and the restarts that followed come second.
+        return [first, *(p for p in near if p is not first)][:2]
     return near[:2]
 
 

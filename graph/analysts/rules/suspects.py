@@ -212,7 +212,7 @@ def _profile(
                 for name, other in suspects.items()
                 if len(name) >= 3
                 and not _related_names(name, s.service)  # its own replica `db-b` is still itself
-                and mentions(lowered, name.lower())
+                and (mentions(lowered, name.lower()) or _config_of(lowered, name.lower()))
                 and not client_prefix(lowered, name.lower())
             ]
             for changed in named or [s]:
@@ -225,6 +225,13 @@ def _profile(
     _blame_job_members(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects, aliases
+
+
+def _config_of(text: str, name: str) -> bool:
+    """Whether `text` names a configuration object of `name` ("configmap/<name>-config", "<name>.env"):
+    applying it changes that system."""
+    config = rf"(?<![\w-]){re.escape(name)}[-_.](?:config|conf|cm|env|settings|values)\b"
+    return re.search(config, text) is not None
 
 
 def _join_carriers(suspects: dict[str, Suspect]) -> None:

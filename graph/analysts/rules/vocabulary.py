@@ -144,6 +144,10 @@ CHANGE = re.compile(
     r"\bchange\s+[a-z]+-[\w-]*\d+\s+(?:started|applied|executed|completed)|"
     r"feature (?:flag|toggle|switch)|toggles? (?:refresh|updat|chang|enabl|disabl|flipp)\w*|"
     r"pulled image|updated? image|image updated|scaled (?:up|down) replica set|parameter group|"
+    # An orchestrator's client applying a manifest, and what it answers for each object it changed
+    # ("configmap/route-config configured", "deployment.apps/api patched").
+    r"kubectl (?:apply|patch|edit|set|replace|scale|rollout)|"
+    r"[a-z]+(?:\.[a-z]+)*/[\w.-]+ (?:configured|patched)|"
     r"parameters? (?:change|modif)\w*|image \S+:v?\d+\.\d+\S*|"
     # An update of settings, flags or parameters in any vendor's words ("instances.update ...
     # settings.databaseFlags", "Updated parameter max_connections to 120").
@@ -381,7 +385,21 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ),
     ("checkpoint", ("checkpoint", "vacuum", "bgwriter", "buffers written", "flush storm")),
     ("tls", ("certificate", "x509", "tls", "ssl", "handshake")),
-    ("dns", ("dns", "name resolution", "nxdomain", "no such host", "could not resolve", "servfail")),
+    (
+        "dns",
+        (
+            "dns",
+            "name resolution",
+            "nxdomain",
+            "no such host",
+            "could not resolve",
+            "servfail",
+            # libpq's and getaddrinfo's words for a name that does not resolve.
+            "could not translate host name",
+            "name or service not known",
+            "getaddrinfo",
+        ),
+    ),
     # A supervisor's words for a process that keeps dying (systemd's "start request repeated too
     # quickly", "main process exited"), and a runtime's own ("panic:").
     (
@@ -519,6 +537,9 @@ _DISK_IO = re.compile(
     r"|disk(?:[\s_]+[a-z]+){0,3}?[\s_]+(?:duration|latency|fsync|fdatasync|await)",
     re.IGNORECASE,
 )
+# An orchestrator's replica set (a Deployment's `ReplicaSet`, "scaled up replica set") counts pods,
+# not a database's copies: folded to one word so that the replication cue "replica " skips it.
+_REPLICA_SET = re.compile(r"replica[\s_]*sets?\b", re.IGNORECASE)
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SEPARATORS = re.compile(r"[_.:/]+")
 
@@ -550,7 +571,8 @@ def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
     # "storage_disk_slow", "disk slowness detected"): their "disk" is no full disk, so the folded word
     # holds no "disk" for the storage cues to count.
     lowered = "\n".join(
-        _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} ") for signal in text.split("\n")
+        _REPLICA_SET.sub("podset", _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} "))
+        for signal in text.split("\n")
     )
     best, best_hits = _best(lowered, CATEGORIES)
     if best == "crashloop":

@@ -1,0 +1,49 @@
+"""An orchestrator's own words: its replica sets count pods (no replication), a manifest applied by a
+deploy tool changes the system whose configuration object it names, and a host name that does not
+resolve in a database client's words is DNS."""
+
+from __future__ import annotations
+
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.vocabulary import CHANGE, categorize
+from tests.unit.graph.digest_facts import alert, ask, lines, move
+from tools.facts import Digest
+
+
+def test_a_replica_set_of_pods_is_no_replication() -> None:
+    text = 'ReplicaSet "tally-7d9f" has timed out progressing.\nScaled up replica set tally-7d9f to 2'
+    assert categorize(text, changed=False) != "replication"
+    assert categorize("replica lag rose to 40 s on the standby", changed=False) == "replication"
+
+
+def test_a_host_name_that_does_not_resolve_is_dns_in_a_database_clients_words() -> None:
+    line = 'could not translate host name "tally-pg.internal" to address: Name or service not known'
+    assert categorize(line, changed=False) == "dns"
+
+
+def test_kubectl_applying_a_systems_config_object_is_that_systems_configuration_change() -> None:
+    for line in ("$ kubectl apply -f deploy/tally-config.yaml", "configmap/tally-config configured"):
+        assert CHANGE.search(line), line
+    assert not CHANGE.search("Created container tally")
+    labels = {"deployment": "tally", "namespace": "ops"}
+    digest = Digest(
+        anomalies=[
+            move("kube_deployment_status_replicas_unavailable", "tally", "2026-03-01T10:06:00Z", labels)
+        ],
+        alert_groups=[alert("KubePodCrashLooping", "tally", "2026-03-01T10:09:00Z", labels, "crash looping")],
+        log_patterns=[
+            lines("deployer", "configmap/tally-config configured", "2026-03-01T10:04:00Z", 1, level="info"),
+            # The rollout the config map started: a restart of the same version, after the change.
+            lines("tally", "starting tally 4.2.0", "2026-03-01T10:04:30Z", 12, level="info"),
+            lines(
+                "tally",
+                'could not translate host name "tally-pg.internl" to address',
+                "2026-03-01T10:04:40Z",
+                12,
+            ),
+        ],
+    )
+    draft = diagnose_digest(ask("tally pods keep crash looping since 10:05, what happened?", digest))
+    assert draft.root_cause is not None
+    assert (draft.root_cause.service, draft.root_cause.category) == ("tally", "configuration_error")
+    assert "tally-config" in draft.root_cause.statement
