@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from functools import cache
 
 GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|hiya|yo|thanks|thank you|cheers|good (?:morning|afternoon|evening))\b[\s!.,]*",
@@ -452,6 +453,12 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "dropping packet",
         ),
     ),
+    # A clock that drifted (a stopped time daemon, an unstable clock source): a cause no tag names, so
+    # its own words keep the symptom's fallback tags (errors, latency) from standing in for it.
+    (
+        "unclassified",
+        ("clock skew", "clocksource", "clock offset", "time drift", "timex", "chronyd", "ntpd", "ntp "),
+    ),
 )
 DEPLOY_CATEGORY = "bad_deploy"
 CONFIG_CATEGORY = "configuration_error"
@@ -498,11 +505,15 @@ FALLBACK_CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
 # A deploy or rollback named in the evidence's own words, without a change line to time it.
 DEPLOY_WORDS = ("deployed", "deploying", "rollout", "rolled out", "rollback", "rolled back")
 # The one category vocabulary both analysts use.
-CATEGORY_NAMES: tuple[str, ...] = (
-    *(name for name, _ in CATEGORIES),
-    *(name for name, _ in FALLBACK_CATEGORIES),
-    DEPLOY_CATEGORY,
-    UNKNOWN_CATEGORY,
+CATEGORY_NAMES: tuple[str, ...] = tuple(
+    dict.fromkeys(
+        [
+            *(name for name, _ in CATEGORIES if name != UNKNOWN_CATEGORY),
+            *(name for name, _ in FALLBACK_CATEGORIES),
+            DEPLOY_CATEGORY,
+            UNKNOWN_CATEGORY,
+        ]
+    )
 )
 
 CATEGORY_ADVICE: dict[str, str] = {
@@ -537,6 +548,8 @@ _DISK_IO = re.compile(
     r"|disk(?:[\s_]+[a-z]+){0,3}?[\s_]+(?:duration|latency|fsync|fdatasync|await)",
     re.IGNORECASE,
 )
+# A kernel's processor numbers ("watchdog on CPU1") name a core, not a busy one.
+_CPU_NUMBER = re.compile(r"\bcpu\s?\d+\b", re.IGNORECASE)
 # An orchestrator's replica set (a Deployment's `ReplicaSet`, "scaled up replica set") counts pods,
 # not a database's copies: folded to one word so that the replication cue "replica " skips it.
 _REPLICA_SET = re.compile(r"replica[\s_]*sets?\b", re.IGNORECASE)
@@ -549,6 +562,20 @@ def readable(text: str) -> str:
     return _SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).lower()
 
 
+# Cues that end compound names as often as they start words (a resolver named `<x>dns`, `openssl`,
+# `mtls`, `vcpu`).
+_INSIDE_WORDS = frozenset({"dns", "ssl", "tls", "cpu", "oom", "iops"})
+
+
+@cache
+def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str]:
+    """Cues found where a word starts: "locks" is not in "clocksource" nor "pool" in "spool"; a cue
+    may still end inside a word ("saturat", "throttl")."""
+    return re.compile(
+        "|".join(re.escape(cue) if cue in _INSIDE_WORDS else rf"(?<![a-z]){re.escape(cue)}" for cue in cues)
+    )
+
+
 def _best(text: str, vocabulary: Sequence[tuple[str, Sequence[str]]]) -> tuple[str, int]:
     """The category the most signals (lines of `text`) speak of, then the one with the most cues: a
     logger name that spells "HikariPool" four times in one line is one signal about a pool, not
@@ -556,24 +583,27 @@ def _best(text: str, vocabulary: Sequence[tuple[str, Sequence[str]]]) -> tuple[s
     signals = text.split("\n")
     best, best_key = UNKNOWN_CATEGORY, (0, 0)
     for category, cues in vocabulary:
-        hits = sum(text.count(cue) for cue in cues)
-        key = (sum(1 for signal in signals if any(cue in signal for cue in cues)), hits)
+        found = _cue_pattern(tuple(cues))
+        hits = len(found.findall(text))
+        key = (sum(1 for signal in signals if found.search(signal)), hits)
         if key > best_key:
             best, best_key = category, key
     return best, best_key[1]
+
+
+def _folded(signal: str) -> str:
+    """One signal as written and opened up, with words that look like other categories' folded:
+    disk I/O read as one ("disk io", "node_disk_io_time", "DiskIO", a slow or stalled disk: its
+    "disk" is no full disk), a replica set of pods, a processor's number."""
+    text = _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} ")
+    return _CPU_NUMBER.sub("core", _REPLICA_SET.sub("podset", text))
 
 
 def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
     """The category the most signals of `text` (one per line) speak of; a bare change is a deploy regression,
     or a configuration error when the change lines edit configuration and ship no new version.
     Nothing specific: a latency or error-rate tag from the symptoms, else "unclassified"."""
-    # Disk I/O words read as one ("disk io", "node_disk_io_time", "DiskIO", a slow or stalled disk:
-    # "storage_disk_slow", "disk slowness detected"): their "disk" is no full disk, so the folded word
-    # holds no "disk" for the storage cues to count.
-    lowered = "\n".join(
-        _REPLICA_SET.sub("podset", _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} "))
-        for signal in text.split("\n")
-    )
+    lowered = "\n".join(_folded(signal) for signal in text.split("\n"))
     best, best_hits = _best(lowered, CATEGORIES)
     if best == "crashloop":
         # A crash loop is how a failure shows, not what failed: its lines' reason wins when they give one.

@@ -47,3 +47,18 @@ def test_kubectl_applying_a_systems_config_object_is_that_systems_configuration_
     assert draft.root_cause is not None
     assert (draft.root_cause.service, draft.root_cause.category) == ("tally", "configuration_error")
     assert "tally-config" in draft.root_cause.statement
+
+
+def test_cues_start_words_so_a_clock_source_holds_no_locks_and_a_cores_number_no_cpu_load() -> None:
+    kernel = "kernel: clocksource: timekeeping watchdog on CPU1: Marking clocksource 'tsc' as unstable"
+    assert categorize(kernel, changed=False) not in {"slow_query", "cpu_saturation"}
+    assert categorize("free blocks 0 on /dev/sdb", changed=False) != "slow_query"
+    assert categorize("lock wait timeout exceeded; try restarting transaction", changed=False) == "slow_query"
+    assert categorize("CoreDNS: SERVFAIL for api.internal", changed=False) == "dns"  # a cue ending a name
+    assert categorize("cpu usage 97% on node-3", changed=False) == "cpu_saturation"
+
+
+def test_a_drifting_clock_is_unclassified_not_the_symptoms_error_tag() -> None:
+    text = "NodeClockSkewDetected clock offset 6.5 s\nlogins fail: token used before issued"
+    assert categorize(text, changed=False) == "unclassified"
+    assert categorize("logins fail: token used before issued", changed=False) == "errors"
