@@ -34,7 +34,7 @@ function isAnswer(p) {
 }
 
 const isCount = (value) => Number.isInteger(value) && value >= 0;
-const TABLE_KINDS = ["log_lines", "series", "alerts", "targets", "rules", "rows"];
+const TABLE_KINDS = ["log_lines", "line_counts", "series", "alerts", "targets", "rules", "rows"];
 
 function isTable(t) {
   return (

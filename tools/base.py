@@ -6,11 +6,12 @@ into one bounded `Evidence` item. Nothing here knows any world's service, metric
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 
 class EvidenceStatus(StrEnum):
@@ -193,6 +194,9 @@ LOG_LEVELS: Mapping[str, frozenset[str]] = {
 }
 
 
+StatusClass = Literal["4xx", "5xx"]
+
+
 @dataclass(frozen=True, slots=True)
 class LogQuery:
     """Which log lines to return, in no backend's dialect: every backend translates it itself.
@@ -213,9 +217,12 @@ class LogQuery:
     native: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     oldest_first: bool = False
+    # An HTTP status class the line records ("5xx": an access log's or a JSON line's status 500-599).
+    status_class: StatusClass | None = None
 
     def keeps(self, line: LogLine) -> bool:
-        """Whether `line` passes the neutral filters (window, service, level, labels, contains)."""
+        """Whether `line` passes the neutral filters (window, service, level, labels, contains,
+        status class)."""
         if not self.window.start <= line.ts < self.window.end:
             return False
         service = line.labels.get("service")
@@ -225,7 +232,17 @@ class LogQuery:
             return False
         if any(line.labels.get(name) != value for name, value in self.labels.items()):
             return False
+        status = self.status_class
+        if status is not None and re.search(status_pattern(status), line.message) is None:
+            return False
         return self.contains is None or self.contains in line.message
+
+
+def status_pattern(status_class: StatusClass) -> str:
+    """A regular expression (RE2 and Python alike) for a line that records a status of the class: a
+    combined access log's `" 503 ` after the request, or a structured `status=503` / `"status":503`."""
+    digit = status_class[0]
+    return rf'(?:" |status(?:_code)?"?\s*[:=]\s*"?){digit}[0-9][0-9]\b'
 
 
 # --- one protocol per capability ---------------------------------------------------------------

@@ -10,10 +10,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-TableKind = Literal["log_lines", "series", "alerts", "targets", "rules", "rows"]
+TableKind = Literal["log_lines", "line_counts", "series", "alerts", "targets", "rules", "rows"]
 # The tools whose results a lookup shows as tables (`graph.nodes.lookup.tables.READERS` reads each).
 LOOKUP_TOOLS: tuple[str, ...] = (
     "query_logs",
+    "count_logs",
     "query_promql_instant",
     "query_promql",
     "read_metric",

@@ -192,6 +192,23 @@ async def test_contains_keeps_only_lines_with_the_text(source: LogsSource, world
     assert lines == [line for line in everything if TIMEOUT_PHRASE in line.message]
 
 
+async def test_a_status_class_keeps_only_lines_recording_such_a_status(
+    source: LogsSource, world: World
+) -> None:
+    window = last(world, 90)
+    everything = await source.query_range(LogQuery(window=window, limit=1_000, service="relay"))
+
+    lines = await source.query_range(
+        LogQuery(window=window, limit=1_000, service="relay", status_class="5xx")
+    )
+
+    assert lines and all('" 503 ' in line.message for line in lines)
+    assert lines == [line for line in everything if '" 5' in line.message]
+    assert not await source.query_range(
+        LogQuery(window=window, limit=1_000, service="ledger", status_class="4xx")
+    )
+
+
 async def test_label_filters_keep_only_lines_with_those_labels(source: LogsSource, world: World) -> None:
     window = last(world, 90)
     everything = await source.query_range(LogQuery(window=window, limit=1_000, service="ledger"))

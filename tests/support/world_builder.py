@@ -175,6 +175,11 @@ def _logs(world: ContractWorld) -> list[dict[str, Any]]:
                     host="relay-1",
                 )
             )
+        if minute % 5 == 0:
+            # An access log record: a 503 every ten minutes, a 200 between (status-class filters).
+            status = 503 if minute % 10 == 0 else 200
+            record = f'10.0.0.7 - - "POST /v1/batch HTTP/1.1" {status} 0 "-" "relay-client/2.1"'
+            lines.append(_line(at + timedelta(seconds=45), "relay", "info", record, host="relay-1"))
         if minute % 15 == 0:
             lines.append(
                 _line(

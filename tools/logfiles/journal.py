@@ -115,7 +115,8 @@ class Journal:
         arguments = [*since] if query.oldest_first else ["--reverse", *since]
         # Filters journalctl cannot apply (text, other labels) are applied here, over a wider scan.
         if not query.oldest_first:
-            arguments += ["-n", str(self._scan_entries if query.contains or query.labels else query.limit)]
+            filtered = query.contains or query.labels or query.status_class
+            arguments += ["-n", str(self._scan_entries if filtered else query.limit)]
         if query.level is not None:
             arguments += ["-p", _PRIORITIES[query.level]]
         if query.service is not None:

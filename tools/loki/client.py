@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
-from tools.base import EvidenceStatus, LogLine, LogQuery, SourceError, TimeWindow
+from tools.base import EvidenceStatus, LogLine, LogQuery, SourceError, TimeWindow, status_pattern
 from tools.prometheus.http_api import HttpSource
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -92,6 +92,8 @@ def to_logql(query: LogQuery) -> str:
     logql = "{" + ", ".join(matchers) + "}"
     if query.contains:
         logql += f' |= "{_escape(query.contains)}"'
+    if query.status_class is not None:
+        logql += f' |~ "{_escape(status_pattern(query.status_class))}"'
     return logql
 
 

@@ -7,9 +7,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import AwareDatetime, Field
 
-from tools.base import EvidenceSource, LogLine, LogQuery, LogsSource
+from tools.base import EvidenceSource, LogLine, LogQuery, LogsSource, StatusClass, TimeWindow
 from tools.toolbox.args import LabelName, Name, ToolArgs, Window
 from tools.toolbox.bounds import clip_text, fitting_prefix, oversized_string_chars
 from tools.toolbox.spec import Answer, Found, ToolContext, ToolSpec, iso, require, window_query
@@ -20,6 +20,10 @@ SERVICE_LABELS = frozenset({"service", "service_name", "app", "application", "jo
 _MAX_MESSAGE_CHARS = 2_000
 _EMPTY_LINES_BYTES = len('{"lines":[]}')
 _FIRST_SHARE = 5  # a fifth of the lines (and bytes) for the window's first lines, when asked
+_STATUS_DESCRIPTION = "lines recording an HTTP status of the class"
+_SINCE_DESCRIPTION = 'the window\'s start, RFC 3339 ("since 14:00"), instead of window_minutes'
+# Lines a count reads at most: Loki's default `max_entries_limit_per_query`.
+MAX_COUNTED_LINES = 5_000
 
 
 class ListLogStreamsArgs(ToolArgs):
@@ -27,24 +31,44 @@ class ListLogStreamsArgs(ToolArgs):
     window_minutes: Window | None = None
 
 
-class QueryLogsArgs(ToolArgs):
+class CountLogsArgs(ToolArgs):
+    """The neutral filters of a log read (what `count_logs` takes; `query_logs` adds its own)."""
+
     service: Name | None = None
     contains: str | None = Field(default=None, min_length=1, max_length=200)
     level: Level | None = None
     labels: Annotated[dict[LabelName, Annotated[str, Field(max_length=256)]], Field(max_length=8)] = Field(
         default_factory=dict, description="other stream labels that must equal these values, e.g. namespace"
     )
+    status_class: StatusClass | None = Field(default=None, description=_STATUS_DESCRIPTION)
+    window_minutes: Window | None = None
+    since: AwareDatetime | None = Field(default=None, description=_SINCE_DESCRIPTION)
+
+
+class QueryLogsArgs(CountLogsArgs):
     native_query: str | None = Field(
         default=None,
         min_length=1,
         max_length=2_000,
         description="a query in the log backend's own language (LogQL on Loki), instead of the filters",
     )
-    window_minutes: Window | None = None
     limit: Annotated[int, Field(ge=1, le=5_000)] | None = None
     first_lines: bool = Field(
         default=False,
         description="also the window's first lines when the newest fill the limit (when it began)",
+    )
+
+
+def _log_query(args: CountLogsArgs, window: TimeWindow, limit: int, native: str | None = None) -> LogQuery:
+    return LogQuery(
+        window=window,
+        limit=limit,
+        service=args.service,
+        level=args.level,
+        contains=args.contains,
+        native=native,
+        labels=dict(args.labels),
+        status_class=args.status_class,
     )
 
 
@@ -65,17 +89,9 @@ async def list_log_streams(ctx: ToolContext, args: ListLogStreamsArgs) -> Answer
 
 async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
     source: LogsSource = require(ctx.sources.logs, "logs")
-    window = ctx.window(args.window_minutes)
+    window = ctx.window(args.window_minutes, args.since)
     limit = min(args.limit or ctx.limits.max_log_lines, ctx.limits.max_log_lines)
-    query = LogQuery(
-        window=window,
-        limit=limit,
-        service=args.service,
-        level=args.level,
-        contains=args.contains,
-        native=args.native_query,
-        labels=dict(args.labels),
-    )
+    query = _log_query(args, window, limit, args.native_query)
     lines = await source.query_range(query)
     kept = lines[:limit]
     first: list[LogLine] = []
@@ -103,6 +119,32 @@ async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
         empty=not kept,
         truncated=len(lines) >= limit,
         cut=cut,
+    )
+
+
+async def count_logs(ctx: ToolContext, args: CountLogsArgs) -> Answer:
+    """How many lines match, read whole up to `MAX_COUNTED_LINES` (a count past it says "at least"),
+    with the first and last matching line's time: the answer to "how many errors since 14:00?"."""
+    source: LogsSource = require(ctx.sources.logs, "logs")
+    window = ctx.window(args.window_minutes, args.since)
+    lines = await source.query_range(_log_query(args, window, MAX_COUNTED_LINES))
+    capped = len(lines) >= MAX_COUNTED_LINES
+    times = sorted(line.ts for line in lines)
+    count = f"{'at least ' if capped else ''}{len(lines)}"
+    return Answer(
+        title=f"Log line count{f' of {args.service}' if args.service else ''}",
+        summary=f"{count} matching log lines"
+        + (f" from {iso(times[0])} to {iso(times[-1])}" if times else ""),
+        data={
+            "count": len(lines),
+            "at_least": capped,
+            "first": iso(times[0]) if times else None,
+            "last": iso(times[-1]) if times else None,
+            "by_level": dict(Counter(line.labels.get("level", "?") for line in lines).most_common()),
+        },
+        query=window_query(window),
+        empty=not lines,
+        truncated=capped,
     )
 
 
@@ -154,5 +196,14 @@ TOOLS = (
         query_logs,
         lane="logs",
         key_source=True,
+    ),
+    ToolSpec(
+        "count_logs",
+        EvidenceSource.LOGS,
+        CountLogsArgs,
+        "How many of a service's log lines match a text, level or HTTP status class in a window.",
+        count_logs,
+        lane="logs",
+        role="lookup",
     ),
 )

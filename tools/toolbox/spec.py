@@ -40,8 +40,13 @@ class ToolContext:
     now: datetime
     principal: str | None = None
 
-    def window(self, minutes: int | None) -> TimeWindow:
-        """[now - minutes, now]; refused past the configured maximum range."""
+    def window(self, minutes: int | None, since: datetime | None = None) -> TimeWindow:
+        """[now - minutes, now], or [since, now] when a start is given ("since 14:00"); refused past
+        the configured maximum range."""
+        if since is not None:
+            if not self.now - timedelta(minutes=self.limits.max_range_minutes) <= since < self.now:
+                raise rejected(f"since must be within the last {self.limits.max_range_minutes} minutes")
+            return TimeWindow(start=since, end=self.now)
         span = minutes or self.limits.default_window_minutes
         if span > self.limits.max_range_minutes:
             raise rejected(f"window_minutes must be at most {self.limits.max_range_minutes}")
@@ -62,8 +67,9 @@ Handler = Callable[[ToolContext, Any], Awaitable[Answer]]
 # The executor lane a tool runs in: live signals (alerts, metrics), logs, or knowledge (records).
 Lane = Literal["signals", "logs", "knowledge"]
 # "discovery" tools only list names (series, streams, tables, runbooks) for planning the next round;
-# "query" tools answer with evidence to cite.
-Role = Literal["discovery", "query"]
+# "query" tools answer with evidence to cite; "lookup" tools too, for data questions only (a count
+# of lines), so diagnosis planners are not offered them.
+Role = Literal["discovery", "query", "lookup"]
 
 
 @dataclass(frozen=True, slots=True)

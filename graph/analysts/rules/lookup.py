@@ -19,6 +19,8 @@ from typing import Any, Literal
 from graph.analysts.base import LOOKUP_ROUNDS, Plan, PlannedCall, PlanRequest
 from graph.analysts.rules.lookup_sql import asks_rows, first_calls, rows_calls
 from graph.analysts.rules.lookup_widen import WIDER_ROUND, rated, stream_calls, widened_calls, words_query
+from graph.analysts.rules.onset import stated_onset
+from tools.digest.labels import parse_instant
 
 LookupKind = Literal["logs", "promql", "alerts", "targets", "rules", "sql"]
 # A lookup reads logs over a day unless the question gives a window (ToolLimits.max_range_minutes).
@@ -150,6 +152,14 @@ _PROMQL_SHAPE = re.compile(
     r"[a-zA-Z_:][\w:]*\s*(?:\{|\(|\[|(?:==|!=|>=|<=|>|<)\s*-?\d)|\b(?:by|without)\s*\("
 )
 _LOGS = re.compile(r"\b(?:logs?|log lines?|lines|entries|messages|events)\b", re.IGNORECASE)
+# "How many 5xx did the proxy log", "how many errors were in X's logs", "count the warnings X logged":
+# a number of lines, read by `count_logs`.
+_COUNT_LINES = re.compile(
+    r"^(?:how\s+many\b|count\b|number\s+of\b)(?=.*\blog(?:s|ged)?\b)|"
+    r"^how\s+many\b(?=.*\b(?:errors?|warnings?|lines|entries)\b)(?=.*\b(?:since|last|past)\b)",
+    re.IGNORECASE,
+)
+_STATUS_CLASS = re.compile(r"\b([45])xx\b", re.IGNORECASE)
 _LEVEL_WORD = re.compile(
     r"\b(errors?|error lines?|warnings?|warns?|fatal|critical|debug|info)\b", re.IGNORECASE
 )
@@ -175,6 +185,7 @@ _WINDOW = re.compile(
     r"\b(?:last|past|previous)\s+(\d{1,4})?\s*(minutes?|mins?|m|hours?|hrs?|h|days?|d)\b", re.IGNORECASE
 )
 _UNIT_MINUTES = {"m": 1, "h": 60, "d": 1_440}
+_DATED_TOOLS = frozenset({"query_logs", "count_logs"})
 # An upper-case code with an underscore (`TCP_DENIED`, `ER_LOCK_WAIT`): a token log lines carry.
 _CODE_TOKEN = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
 _GREP_FOR = re.compile(r"\b(?:grep|search)\b.{1,80}?\s+for\s+([^\s,;]+)", re.IGNORECASE)
@@ -281,6 +292,8 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
         return _promql(text, counted, _about(text, counted))
     state = _WHICH_STATE.match(text) or _FIRING_NOW.match(text)
     asks_data = bool(_DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text) or state)
+    if not asks_data and _COUNT_LINES.match(text) and (lines_counted := _logs(text)) is not None:
+        return lines_counted
     if not asks_data:
         named = _value_in_words(text) or _count_in_words(text)
         return _promql(text, named, _about(text, named)) if named else None
@@ -462,11 +475,26 @@ def _logs(text: str) -> LookupAsk | None:
     labels = _labels_named(text)
     phrase, level, exact = _phrase_and_level(text)
     service = _service(text, skip=set(labels.values()) | ({phrase} if phrase else set()))
-    if not (_LOGS.search(text) or level or phrase):
+    status = _STATUS_CLASS.search(text)
+    if not (_LOGS.search(text) or level or phrase or status):
         return None
     args = _log_read(text, labels)
     if service:
         args["service"] = service
+    if _COUNT_LINES.match(text):
+        # One count with every filter the question gives: a phrase is more exact than its level, a
+        # status class ("5xx") is what an access log records, not a level.
+        args.pop("limit", None)
+        if status is not None:
+            args["status_class"] = f"{status.group(1)}xx"
+        elif phrase or exact:
+            args["contains"] = phrase or exact
+        elif level:
+            args["level"] = level
+        count = PlannedCall(tool="count_logs", args=args, purpose="lookup")
+        return LookupAsk("logs", (count,), services=(service,) if service else ())
+    if status is not None:
+        args["status_class"] = f"{status.group(1)}xx"
     calls = []
     if level:
         calls.append(PlannedCall(tool="query_logs", args={**args, "level": level}, purpose="lookup"))
@@ -569,7 +597,21 @@ def plan_lookup(request: PlanRequest) -> Plan:
     if request.round != 1:
         return Plan()
     ask = lookup_ask(request.route.resolved_query, request.datasources)
-    return Plan(calls=list(ask.calls)[: request.remaining_tool_calls]) if ask is not None else Plan()
+    if ask is None:
+        return Plan()
+    calls = [_dated(call, request.route.resolved_query, request.now) for call in ask.calls]
+    return Plan(calls=calls[: request.remaining_tool_calls])
+
+
+def _dated(call: PlannedCall, question: str, now: str) -> PlannedCall:
+    """A log read from the time the question states ("since 14:00", "after 03:00"), not a window
+    back from now, when it states one and no window of its own."""
+    moment = parse_instant(now)
+    since = stated_onset(question, moment) if moment is not None else None
+    if call.tool not in _DATED_TOOLS or since is None or _WINDOW.search(question):
+        return call
+    args = {k: v for k, v in call.args.items() if k != "window_minutes"}
+    return call.model_copy(update={"args": {**args, "since": since.isoformat().replace("+00:00", "Z")}})
 
 
 _ANOTHER = re.compile(

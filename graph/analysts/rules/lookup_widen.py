@@ -20,14 +20,15 @@ from tools.digest.labels import HOST_LABEL_KEYS
 
 # Labels that name the machine or pod a log line came from, in the spellings log shippers use.
 HOST_LABELS = (*HOST_LABEL_KEYS, "instance", "pod")
-_ASKS = frozenset({"query_promql_instant", "query_logs", "list_alerts"})
+_LOG_READS = frozenset({"query_logs", "count_logs"})
+_ASKS = frozenset({"query_promql_instant", "list_alerts", *_LOG_READS})
 _BARE_NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*$")
 _PARTS = re.compile(r"[-_.:/]")
 # Parts many stream names share: they name no one system.
 _GENERIC_PARTS = frozenset(
     ["api", "app", "svc", "service", "server", "web", "worker", "prod", "dev", "log", "logs"]
 )
-_KEPT_LOG_ARGS = ("contains", "level", "limit", "window_minutes")
+_KEPT_LOG_ARGS = ("contains", "level", "limit", "window_minutes", "since", "status_class")
 _EMPTY = "EMPTY"
 WIDER_ROUND = 2
 MAX_WORDS = 2
@@ -84,10 +85,8 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
             and not ref.args.get("native_query")
         ):
             calls += [
-                PlannedCall(
-                    tool="query_logs", args={**_kept(ref), "labels": {label: str(service)}}, purpose="lookup"
-                )
-                for label in HOST_LABELS
+                PlannedCall(tool=ref.tool, args={**_kept(ref), "labels": {h: str(service)}}, purpose="lookup")
+                for h in HOST_LABELS
             ]
             listing = PlannedCall(tool="list_log_streams", args={"label": "service"}, purpose="lookup")
             calls += [] if listing in calls else [listing]  # for the last round, when these find nothing
@@ -144,7 +143,7 @@ def stream_calls(
     """The last round of a log lookup nothing matched: the streams whose names hold a word of the
     question or the name asked for as a part ("slow query log entries from db": `db-slow`; "the
     kafka broker logs", read as the stream `broker`: `kafka`), at most three."""
-    asked = _all_empty(evidence, {"query_logs"})
+    asked = _all_empty(evidence, _LOG_READS)
     read = {str(name) for ref in asked if (name := ref.args.get("service"))}
     wanted = ({w.lower() for w in words} | {name.lower() for name in read}) - _GENERIC_PARTS
     # The streams sharing the most words first: `x` before `x-sync` for "x".
@@ -153,7 +152,7 @@ def stream_calls(
     if not asked:
         return []
     return [
-        PlannedCall(tool="query_logs", args={**_kept(asked[0]), "service": s}, purpose="lookup")
+        PlannedCall(tool=asked[0].tool, args={**_kept(asked[0]), "service": s}, purpose="lookup")
         for s in named
     ]
 

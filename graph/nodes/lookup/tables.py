@@ -56,6 +56,15 @@ def _log_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
     return ["time", "service", "level", "labels", "message"], rows
 
 
+_NO_LINES = [["0", "", "", ""]]
+
+
+def _line_count_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
+    count = f"{'at least ' if data.get('at_least') else ''}{data.get('count', 0)}"
+    row = cells(count, data.get("first"), data.get("last"), data.get("by_level") or {})
+    return ["matching lines", "first", "last", "by level"], [row]
+
+
 def _series_name(series: Mapping[str, Any]) -> str:
     labels = ",".join(f'{k}="{v}"' for k, v in sorted(text_labels(series.get("labels")).items()))
     return cell(f"{series.get('metric') or ''}{{{labels}}}")
@@ -154,6 +163,7 @@ def _sql_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
 # The tools whose results a lookup shows, and the kind of table each makes.
 READERS: Mapping[str, tuple[TableKind, Reader]] = {
     "query_logs": ("log_lines", _log_rows),
+    "count_logs": ("line_counts", _line_count_rows),
     "query_promql_instant": ("series", _series_rows),
     "query_promql": ("series", _series_rows),
     "read_metric": ("series", _series_rows),
@@ -166,6 +176,7 @@ READERS: Mapping[str, tuple[TableKind, Reader]] = {
 }
 _TITLES: Mapping[TableKind, str] = {
     "log_lines": "log lines",
+    "line_counts": "log line counts",
     "series": "series",
     "alerts": "alerts",
     "targets": "scrape targets",
@@ -204,7 +215,8 @@ def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = (), question
     tables = [
         _narrowed(_table(group), about, group) for group in _groups([i for i in shown if i.status.succeeded])
     ]
-    matched = [table for table in tables if table.rows]
+    # A count of nothing is a row too; it matched nothing all the same (a wider read may have).
+    matched = [table for table in tables if table.rows and table.rows != _NO_LINES]
     if not shown:
         summary = "No query could be formed from this question: name what to read (logs, a metric, alerts)."
     elif failed and not matched:
@@ -320,6 +332,8 @@ def _limit(item: Evidence) -> int:
 
 
 def _count(table: LookupTable) -> str:
+    if table.kind == "line_counts":
+        return "; ".join(f"{row[0]} matching log lines" for row in table.rows)
     shown = len(table.rows)
     text = (
         f"{table.total} {_TITLES[table.kind]}"

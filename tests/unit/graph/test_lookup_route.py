@@ -135,9 +135,20 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     ("Are there any errors in the payment logs?", "query_logs", {"service": "payment", "level": "error"}),
     (
         "How many errors did payment log in the last hour?",
-        "query_logs",
-        {"service": "payment", "window_minutes": 60},
+        "count_logs",
+        {"service": "payment", "level": "error", "window_minutes": 60},
     ),
+    (
+        "How many 5xx did the edge proxy log in the last 15 minutes?",
+        "count_logs",
+        {"service": "proxy", "status_class": "5xx", "window_minutes": 15},
+    ),
+    (
+        "How many 'connection reset by peer' errors did billing-api log since 03:00?",
+        "count_logs",
+        {"service": "billing-api", "contains": "connection reset by peer"},
+    ),
+    ("Show the 5xx lines nginx logged", "query_logs", {"status_class": "5xx"}),
     (
         "Print the 5 most recent warnings from gateway",
         "query_logs",

@@ -34,6 +34,7 @@ def test_lanes_follow_the_sources() -> None:
     assert {name for name, lane in LANE_OF_TOOL.items() if lane == "logs"} == {
         "list_log_streams",
         "query_logs",
+        "count_logs",
     }
 
 

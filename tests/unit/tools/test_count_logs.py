@@ -1,0 +1,78 @@
+"""The `count_logs` tool and a log read from a stated time: exact counts over the filters, "at least"
+past what it reads, a window that starts where the question says, and a lookup table of the count."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from graph.nodes.lookup.tables import lookup_answer
+from tests.support.world_builder import TIMEOUT_PHRASE, build_contract_world
+from tools.base import EvidenceStatus, Sources
+from tools.evidence_store import EvidenceCache, RunEvidence
+from tools.limits import ToolLimits
+from tools.loki import LokiFixture
+from tools.loki import tools as log_tools
+from tools.toolbox import Toolbox
+from tools.world import World, load_world
+
+NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+
+
+def _world(tmp_path: Path) -> World:
+    return load_world(build_contract_world(tmp_path, NOW).path)
+
+
+def _toolbox(world: World) -> Toolbox:
+    return Toolbox(Sources(logs=LokiFixture(world)), ToolLimits(), EvidenceCache(ttl_s=30, capacity=16))
+
+
+async def test_a_count_is_exact_over_the_filters_and_starts_where_asked(tmp_path: Path) -> None:
+    world = _world(tmp_path)
+    toolbox = _toolbox(world)
+    since = world.now - timedelta(minutes=60)
+
+    errors = await toolbox.call(
+        "count_logs", {"service": "ledger", "contains": TIMEOUT_PHRASE}, RunEvidence(budget_bytes=10**6)
+    )
+    dated = await toolbox.call(
+        "count_logs",
+        {"service": "relay", "status_class": "5xx", "since": since.isoformat()},
+        RunEvidence(budget_bytes=10**6),
+    )
+    expected = sum(
+        1 for line in world.logs if line.service == "relay" and line.ts >= since and '" 503 ' in line.message
+    )
+
+    assert errors.status is EvidenceStatus.OK and errors.data["count"] == sum(
+        1
+        for line in world.logs
+        if TIMEOUT_PHRASE in line.message and line.ts >= world.now - timedelta(minutes=60)
+    )
+    assert dated.data["count"] == expected > 0 and not dated.data["at_least"]
+    assert dated.query["start"] == since.isoformat().replace("+00:00", "Z")
+    table = lookup_answer([dated]).tables[0]
+    assert table.kind == "line_counts" and table.rows[0][0] == str(expected)
+    assert lookup_answer([dated]).summary == f"{expected} matching log lines"
+
+
+async def test_a_count_past_what_it_reads_says_at_least(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(log_tools, "MAX_COUNTED_LINES", 5)
+    evidence = await _toolbox(_world(tmp_path)).call(
+        "count_logs", {"service": "ledger"}, RunEvidence(budget_bytes=10**6)
+    )
+    assert evidence.data == {**evidence.data, "count": 5, "at_least": True}
+    assert lookup_answer([evidence]).summary == "at least 5 matching log lines"
+
+
+async def test_a_start_outside_the_range_or_ahead_of_now_is_refused(tmp_path: Path) -> None:
+    toolbox = _toolbox(_world(tmp_path))
+    for since in (NOW + timedelta(minutes=5), NOW - timedelta(days=400)):
+        refused = await toolbox.call(
+            "count_logs", {"since": since.isoformat()}, RunEvidence(budget_bytes=10**6)
+        )
+        assert refused.status is EvidenceStatus.REJECTED
