@@ -44,8 +44,8 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
     # A stack trace is no one's words: the line up to it says what failed ("KeyError: 'carrier_code'").
     if (trace := _STACK_TRACE.search(text)) and len(head := text[: trace.start()].rstrip()) >= _QUOTED_HEAD:
         text = head
-    if len(text) > most:  # a long structured line is quoted by its message
-        text = message_of(text) or text
+    if len(text) > most:  # a long structured line is quoted by its message, a plain one after its preamble
+        text = message_of(text) or _after_preamble(text)
     if len(text) <= most:
         return text if _pairs_up(text) else _paired(text)
     _, separator, tail = text.rpartition("; ")
@@ -58,6 +58,18 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
         # went wrong: the slice runs to its closing quote rather than stopping before its opening one.
         cut = text[: close + 1]
     return _paired(cut)
+
+
+# What a plain line says before its message: a timestamp, a thread or query id, a level in brackets
+# ("2028.02.09 13:44:38.147307 [ 3037 ] {872dd298-...} <Error> executeQuery: ..."); a quote of it
+# says nothing.
+_PREAMBLE = re.compile(r"^(?=\d)(?:[\d./:T,+-]+Z?|\[\s*[\w.-]+\s*\]|\{[0-9a-fA-F-]{8,}\}|<\w+>|\s)+")
+
+
+def _after_preamble(line: str) -> str:
+    found = _PREAMBLE.match(line)
+    rest = line[found.end() :] if found is not None else line
+    return rest if len(rest) >= _QUOTED_HEAD else line
 
 
 def message_of(line: str) -> str | None:

@@ -32,6 +32,7 @@ from graph.analysts.rules.owners import (
     node_of,
     system_of,
 )
+from graph.analysts.rules.quoted import link_quoted_errors
 from graph.analysts.rules.suspect import (
     CLUSTER_SPAN,
     MIN_PATTERN_COUNT,
@@ -106,6 +107,7 @@ def rank_suspects(
         herrings = [h for h in herrings if h is not suspect]
         involved.append(suspect)
     link_relayed(involved)
+    link_quoted_errors(involved)
     link_database_callers(involved)
     link_same_kind(involved)
     linked = causally_linked(involved) | link_precursors(involved)
@@ -255,6 +257,10 @@ def _join_carriers(suspects: dict[str, Suspect]) -> None:
                 carriers[0].alerts.append(group)
             else:
                 kept.append(group)
+        if not kept and all(g.labels.get("namespace") == lone.service for g in lone.alerts):
+            # Named only by the namespace its alerts were raised in: a place, not a system (a line
+            # naming `<namespace>.<table>` is no call to it).
+            del suspects[lone.service]
         lone.alerts = kept
 
 
@@ -322,8 +328,12 @@ def _background(pattern: LogPattern) -> bool:
 def carries(anomaly: MetricAnomaly, group: AlertGroup) -> bool:
     """Whether a moving series carries every identity label of an alert group (not its name or
     severity): the series is about what the alert is about."""
-    identity = {(k, v) for k, v in group.labels.items() if k not in NOT_IDENTITY}
+    identity = {(k, v) for k, v in group.labels.items() if k not in NOT_IDENTITY and k not in _OWNERSHIP}
     return bool(identity) and identity <= anomaly.labels.items()
+
+
+# Who answers for an alert, not what it is about: a series need not carry them to be the alert's.
+_OWNERSHIP = frozenset({"team", "owner", "squad", "oncall", "receiver", "tier", "priority"})
 
 
 def _link_sql_holders(suspects: dict[str, Suspect], results: Sequence[SqlSummary]) -> None:

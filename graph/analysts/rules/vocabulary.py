@@ -448,6 +448,8 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "for a worker",
             # A kernel table that filled (connection tracking, file handles): packets and opens refused.
             "table full",
+            # A table whose unmerged parts outgrow its merges (a column store refusing inserts).
+            "too many parts",
             "conntrack",
             "too many open files",
             "dropping packet",
