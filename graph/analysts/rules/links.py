@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling
@@ -38,6 +38,8 @@ def link_relayed(involved: Sequence[Suspect]) -> None:
         for s in involved
         if (s.alerts or s.anomalies) and not relays(s)
     }
+    # Systems whose own lines say they ran out, with when they began to (read once).
+    ran_out = [(s, first) for s in involved if _ran_out(s) and (first := _first_line(s.errors)) is not None]
     for relay in involved:
         patterns = _incident_patterns(relay)
         if relay.blames or not patterns:
@@ -46,12 +48,48 @@ def link_relayed(involved: Sequence[Suspect]) -> None:
         # ("chosen as the deadlock victim").
         text = " ".join(f"{p.template} {p.example}" for p in patterns)
         mode = categorize(text, changed=False)
+        if _RELAYED.search(text) and mode in _WAITING:
+            _link_exhausted_far_side(relay, patterns, ran_out)
         if not _RELAYED.search(text) or mode in GENERIC_CATEGORIES:
             continue
         for source in involved:
             if source is not relay and modes.get(source.service) == mode:
                 source.relayed_by.setdefault(relay.service, patterns[0])
                 relay.blames.add(source.service)
+
+
+# A caller that only says its far side was slow or failed ("upstream timed out"): which side is
+# left to the far side's own words.
+_WAITING = frozenset({"slow_dependency", "latency"})
+# How long before the caller's first timeout the far side may have run out and still be what it waits on.
+_RAN_OUT_LEAD = timedelta(minutes=10)
+# Own words of a far side that ran out of something (workers, parts, connections, memory, space).
+_RAN_OUT_MODES = frozenset({"saturation", "connection_pool_exhaustion", "memory_leak", "disk_full"})
+
+
+def _link_exhausted_far_side(
+    relay: Suspect, patterns: Sequence[LogPattern], ran_out: Sequence[tuple[Suspect, datetime]]
+) -> None:
+    """A caller timing out at its upstream ("upstream timed out ... upstream: fastcgi://10.44.2.21")
+    waits on the one system in the incident whose own lines said it ran out (a process manager at
+    its worker cap) shortly before the caller's errors began."""
+    calls = [p for p in patterns if _RELAYED.search(f"{p.template} {p.example}")]
+    began = _first_line(calls)
+    if began is None:
+        return
+    exhausted = [s for s, first in ran_out if s is not relay and began - _RAN_OUT_LEAD <= first <= began]
+    if len(exhausted) == 1:
+        exhausted[0].relayed_by.setdefault(relay.service, calls[0])
+        relay.blames.add(exhausted[0].service)
+
+
+def _first_line(patterns: Sequence[LogPattern]) -> datetime | None:
+    return min((t for p in patterns if (t := instant(p.first_seen)) is not None), default=None)
+
+
+def _ran_out(suspect: Suspect) -> bool:
+    said = " ".join(f"{p.template} {p.example}" for p in suspect.errors)
+    return bool(said) and not relays(suspect) and categorize(said, changed=False) in _RAN_OUT_MODES
 
 
 def link_database_callers(involved: Sequence[Suspect]) -> None:

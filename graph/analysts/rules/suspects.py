@@ -111,6 +111,8 @@ def rank_suspects(
     link_database_callers(involved)
     link_same_kind(involved)
     linked = causally_linked(involved) | link_precursors(involved)
+    if linked:
+        linked |= {s.service for s in involved if probed_site(s)}
     # Inside the window but with nothing tying it to the others: a bystander, never the root cause
     # unless it is all there is (then its own signals are the incident).
     bystanders = [s for s in involved if s.service not in linked and _only_signals(s)]
@@ -224,6 +226,7 @@ def _profile(
     aliases = _join_aliases(suspects, streams)
     _join_proxied(suspects)
     link_dependencies(suspects, aliases)
+    _unblame_probed_sites(suspects)
     _blame_job_members(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects, aliases
@@ -262,6 +265,31 @@ def _join_carriers(suspects: dict[str, Suspect]) -> None:
             # naming `<namespace>.<table>` is no call to it).
             del suspects[lone.service]
         lone.alerts = kept
+
+
+def _unblame_probed_sites(suspects: dict[str, Suspect]) -> None:
+    """A site known only by the URL a prober checks (`instance="https://www.x.example/..."`) is how
+    the incident looks from outside, not a dependency: every line of the web tier names its host
+    ("server: www.x.example"), which blames no one."""
+    for site in suspects.values():
+        if not probed_site(site):
+            continue
+        for caller in site.blamed_by:
+            if (other := suspects.get(caller)) is not None:
+                other.blames.discard(site.service)
+        site.blamed_by.clear()
+
+
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+
+
+def probed_site(suspect: Suspect) -> bool:
+    """Whether a system is known only by the URLs a prober checks: the incident seen from outside,
+    part of it whenever others are in trouble (never a bystander to rule out), never its cause by
+    the names the web tier's lines give it."""
+    instances = [g.labels.get("instance", "") for g in suspect.alerts]
+    instances += [a.labels.get("instance", "") for a in suspect.anomalies]
+    return not suspect.errors and bool(instances) and all(_URL.match(instance) for instance in instances)
 
 
 def _blame_job_members(suspects: dict[str, Suspect]) -> None:

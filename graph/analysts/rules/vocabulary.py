@@ -450,6 +450,9 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "table full",
             # A table whose unmerged parts outgrow its merges (a column store refusing inserts).
             "too many parts",
+            # A process manager at its worker cap ("server reached pm.max_children setting").
+            "max children",
+            "max_children",
             "conntrack",
             "too many open files",
             "dropping packet",
@@ -550,6 +553,9 @@ _DISK_IO = re.compile(
     r"|disk(?:[\s_]+[a-z]+){0,3}?[\s_]+(?:duration|latency|fsync|fdatasync|await)",
     re.IGNORECASE,
 )
+# A process manager's section tag ("WARNING: [pool www] child 1812 ...") names its config, not a pool
+# of connections.
+_SECTION_TAG = re.compile(r"\[pool [\w.-]+\]", re.IGNORECASE)
 # A kernel's processor numbers ("watchdog on CPU1") name a core, not a busy one.
 _CPU_NUMBER = re.compile(r"\bcpu\s?\d+\b", re.IGNORECASE)
 # An orchestrator's replica set (a Deployment's `ReplicaSet`, "scaled up replica set") counts pods,
@@ -597,6 +603,7 @@ def _folded(signal: str) -> str:
     """One signal as written and opened up, with words that look like other categories' folded:
     disk I/O read as one ("disk io", "node_disk_io_time", "DiskIO", a slow or stalled disk: its
     "disk" is no full disk), a replica set of pods, a processor's number."""
+    signal = _SECTION_TAG.sub("[section]", signal)
     text = _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} ")
     return _CPU_NUMBER.sub("core", _REPLICA_SET.sub("podset", text))
 
