@@ -17,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from api.metrics import ServiceMetrics
 from persistence.trace_rows import StepDraft, ToolDraft
 from tools.base import Evidence
-from tools.redaction import redact
+from tools.redaction import CleanTexts
 
 log = logging.getLogger("superbiz.runs")
 
@@ -25,6 +25,8 @@ _ARGS_CHARS = 400
 MAX_ROWS = 500  # per kind and run: a looping graph cannot grow a run's trace without bound
 FLUSH_AFTER_S = 1.0  # a finished step reaches the database within this (a typical run ends sooner)
 FLUSH_TIMEOUT_S = 10.0
+# Every run of one question shape reports the same summaries and arguments: redacted once each.
+_TEXTS = CleanTexts()
 
 
 class TraceStore(Protocol):
@@ -76,7 +78,7 @@ class RunRecorder:
 
     async def on_node(self, node: str, status: str, duration_ms: float, summary: str) -> None:
         if self._counted("steps"):
-            self._steps.append(StepDraft(node, status, redact(summary), duration_ms))
+            self._steps.append(StepDraft(node, status, _TEXTS.redact(summary), duration_ms))
             self._schedule()
 
     async def on_tool(self, evidence: Evidence, args: Mapping[str, Any]) -> None:
@@ -88,7 +90,7 @@ class RunRecorder:
                     status=evidence.status.value,
                     evidence_id=evidence.id,
                     args_summary=_args_summary(args),
-                    result_summary=redact(evidence.summary),
+                    result_summary=_TEXTS.redact(evidence.summary),
                     bytes=evidence.bytes,
                     duration_ms=evidence.duration_ms,
                 )
@@ -154,5 +156,5 @@ class RunRecorder:
 
 
 def _args_summary(args: Mapping[str, Any]) -> str:
-    text = redact(json.dumps(dict(args), ensure_ascii=False, default=str, sort_keys=True))
+    text = _TEXTS.redact(json.dumps(dict(args), ensure_ascii=False, default=str, sort_keys=True))
     return text if len(text) <= _ARGS_CHARS else text[: _ARGS_CHARS - 1] + "…"

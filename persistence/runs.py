@@ -24,7 +24,6 @@ from sqlmodel.ext.asyncio.session import AsyncSession
 
 from persistence import records
 from persistence.cases import CaseLibraryStore
-from persistence.dialects import insert_for
 from persistence.investigations import Investigation, recent_runs
 from persistence.queries import count_of, is_running, run_row, session_row
 from persistence.records import (
@@ -36,17 +35,24 @@ from persistence.records import (
     SessionNotFound,
     bounded,
 )
+from persistence.run_statements import (
+    FINISH_RUN,
+    INSERT_RUN,
+    MESSAGE_PAIR_OF_RUN,
+    PRINCIPAL_OF,
+    RUN_ID,
+    SESSION_ID,
+    insert_session_if_new,
+)
 from persistence.tables import (
     ID_CHARS,
     PREVIEW_CHARS,
     RUNS,
-    SESSIONS,
     STEPS,
     SUMMARY_CHARS,
     TOOLS,
     AgentFlow,
     AgentStep,
-    ChatSession,
     DiagnosisRun,
     RunOutcome,
     RunStatus,
@@ -96,7 +102,7 @@ class RunStore:
             # the ORM's unit of work cost more CPU than the statements themselves.
             conn = db.connection()
             self._insert_session_if_new(conn, session_id, principal)
-            owner = conn.execute(_principal_of(session_id)).first()
+            owner = conn.execute(PRINCIPAL_OF, {SESSION_ID: session_id}).first()
             if owner is None or owner.principal != principal:
                 db.rollback()
                 raise SessionNotFound(session_id)
@@ -177,19 +183,16 @@ class RunStore:
             "failure_code": failure_code,
             "cancel_reason": cancel_reason,
         }
-        update = sa.update(RUNS).where(RUNS.c.run_id == run_id, is_running())
-        update = update.values(**values, **self._closing_values())
-        pair = None
-        if message_pair:
-            of_run = sa.select(RUNS.c.session_id).where(RUNS.c.run_id == run_id).scalar_subquery()
-            pair = self._message_pair(of_run)
+        now = self._clock()
+        values.update({RUN_ID: run_id, "finished_at": now, "updated_at": now})
+        pair = {RUN_ID: run_id, "last_active_at": self._clock()} if message_pair else None
 
         def work(db: Session) -> bool:
             conn = db.connection()  # Core, as in `open_run`
             insert_trace_rows(conn, run_id=run_id, steps=steps, tools=tools)
-            changed = conn.execute(update).rowcount == 1
+            changed = conn.execute(FINISH_RUN, values).rowcount == 1
             if changed and pair is not None:
-                conn.execute(pair)
+                conn.execute(MESSAGE_PAIR_OF_RUN, pair)
             if changed:
                 db.commit()
             else:
@@ -319,15 +322,17 @@ class RunStore:
         if not session_id or len(session_id) > ID_CHARS:
             raise ValueError(f"session id must be 1..{ID_CHARS} characters")
         now = self._clock()
-        insert = insert_for(conn)(SESSIONS).values(
-            session_id=session_id,
-            principal=principal,
-            status=SessionStatus.ACTIVE.value,
-            message_pair_count=0,
-            created_at=now,
-            last_active_at=now,
+        insert_session_if_new(
+            conn,
+            {
+                "session_id": session_id,
+                "principal": principal,
+                "status": SessionStatus.ACTIVE.value,
+                "message_pair_count": 0,
+                "created_at": now,
+                "last_active_at": now,
+            },
         )
-        conn.execute(insert.on_conflict_do_nothing(index_elements=["session_id"]))
 
     def _new_run(self, session_id: str, query: str, agent_flow: AgentFlow) -> DiagnosisRun:
         now = self._clock()
@@ -341,16 +346,6 @@ class RunStore:
             heartbeat_at=now,
             created_at=now,
             updated_at=now,
-        )
-
-    def _message_pair(self, session_id: str | sa.ScalarSelect[Any]) -> sa.Update:
-        return (
-            sa.update(ChatSession)
-            .where(col(ChatSession.session_id) == session_id)
-            .values(
-                message_pair_count=col(ChatSession.message_pair_count) + 1,
-                last_active_at=self._clock(),
-            )
         )
 
     def _closing_values(self) -> dict[str, Any]:
@@ -372,14 +367,10 @@ class RunStore:
         return await self._tx.run(work)
 
 
-def _principal_of(session_id: str) -> sa.Select[tuple[str | None]]:
-    return sa.select(SESSIONS.c.principal).where(SESSIONS.c.session_id == session_id)
-
-
 def _insert_run(conn: Connection, row: DiagnosisRun) -> None:
     """INSERT `row` with Core (the database numbers `id`): no ORM unit of work on the hot path."""
     values = {column.name: getattr(row, column.name) for column in RUNS.columns if column.name != "id"}
-    conn.execute(sa.insert(RUNS), values)
+    conn.execute(INSERT_RUN, values)
 
 
 def _answer_text(answer: Any) -> str:

@@ -12,12 +12,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, cast
 
-import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from persistence.queries import is_running
 from persistence.records import bounded
-from persistence.tables import RUNS, STEPS, SUMMARY_CHARS, TOOLS, utcnow
+from persistence.run_statements import INSERT_ROWS, RUN_ID, RUNNING_WITH_LAST_SEQS
+from persistence.tables import STEPS, SUMMARY_CHARS, TOOLS, utcnow
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,30 +69,17 @@ def insert_trace_rows(
     if not steps and not tools:
         return
     # One round trip for the run's state and both tables' last numbers.
-    found = conn.execute(_running_with_last_seqs(run_id)).first()
+    found = conn.execute(RUNNING_WITH_LAST_SEQS, {RUN_ID: run_id}).first()
     if found is None:
         return
     session_id, last_step, last_tool = cast(tuple[str, int, int], found)
-    _insert(conn, STEPS, run_id, session_id, int(last_step), [draft.row() for draft in steps])
-    _insert(conn, TOOLS, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
-
-
-def _running_with_last_seqs(run_id: str) -> sa.Select[tuple[str, int, int]]:
-    def last_seq(table: sa.Table) -> sa.ScalarSelect[int]:
-        return (
-            sa.select(sa.func.coalesce(sa.func.max(table.c.seq), 0))
-            .where(table.c.run_id == run_id)
-            .scalar_subquery()
-        )
-
-    return sa.select(RUNS.c.session_id, last_seq(STEPS), last_seq(TOOLS)).where(
-        RUNS.c.run_id == run_id, is_running()
-    )
+    _insert(conn, STEPS.name, run_id, session_id, int(last_step), [draft.row() for draft in steps])
+    _insert(conn, TOOLS.name, run_id, session_id, int(last_tool), [draft.row() for draft in tools])
 
 
 def _insert(
     conn: Connection,
-    table: sa.Table,
+    table: str,
     run_id: str,
     session_id: str,
     last_seq: int,
@@ -105,4 +91,4 @@ def _insert(
         {"run_id": run_id, "session_id": session_id, "seq": last_seq + 1 + i, **row}
         for i, row in enumerate(rows)
     ]
-    conn.execute(sa.insert(table), numbered)
+    conn.execute(INSERT_ROWS[table], numbered)

@@ -13,7 +13,16 @@ import orjson
 from tools.redaction.columns import masked_rows, sensitive_name
 from tools.redaction.families import REDACTED, SECRETS, Secret
 
-__all__ = ["REDACTED", "SECRETS", "Secret", "masked_rows", "redact", "redact_data", "sensitive_name"]
+__all__ = [
+    "REDACTED",
+    "SECRETS",
+    "CleanTexts",
+    "Secret",
+    "masked_rows",
+    "redact",
+    "redact_data",
+    "sensitive_name",
+]
 
 # Letters that `(?i)` matches as ASCII but `str.lower` does not turn into it (long s, dotless and dotted
 # i, Kelvin sign): without this, "pa\u017fsword=..." would miss its pattern's words and skip it. With
@@ -37,6 +46,27 @@ def redact(text: str) -> str:
         if masked is not text:
             text, lowered = masked, _lowered(masked)
     return text
+
+
+class CleanTexts:
+    """`redact` for texts that recur from run to run (a trace's step and tool summaries): a text
+    found clean is remembered, so its next copy costs one lookup. A text that held a secret is never
+    kept; the set is bounded (emptied when full) and so are the texts it keeps."""
+
+    def __init__(self, size: int = 1_024, max_chars: int = 1_000) -> None:
+        self._size = size
+        self._max_chars = max_chars
+        self._clean: set[str] = set()
+
+    def redact(self, text: str) -> str:
+        if text in self._clean:
+            return text
+        masked = redact(text)
+        if masked is text and len(text) <= self._max_chars:
+            if len(self._clean) >= self._size:
+                self._clean.clear()
+            self._clean.add(text)
+        return masked
 
 
 def redact_data(data: dict[str, Any]) -> dict[str, Any]:
