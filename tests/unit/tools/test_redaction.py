@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tools.redaction import SECRETS, redact
+from tools.redaction import REDACTED, SECRETS, CleanTexts, redact
 from tools.toolbox.bounds import masked_and_bounded
 
 
@@ -209,3 +209,17 @@ def test_ordinary_log_text_is_left_alone(line: str) -> None:
 )
 def test_an_auth_key_whose_name_says_it_holds_a_secret_loses_its_value(line: str) -> None:
     assert "Zq9x81" not in redact(line)
+
+
+def test_clean_texts_remember_only_clean_texts_and_stay_bounded() -> None:
+    texts = CleanTexts(size=2, max_chars=40)
+    secret = "connect with password=hunter2hunter2"
+    for _ in range(3):  # never remembered: masked on every call
+        assert REDACTED in texts.redact(secret) and "hunter2" not in texts.redact(secret)
+    assert texts.redact("3 log lines from 10:00") == "3 log lines from 10:00"
+    assert texts._clean == {"3 log lines from 10:00"}
+    texts.redact("a second clean text")
+    texts.redact("a third clean text")  # full: emptied, then this one kept
+    assert texts._clean == {"a third clean text"}
+    texts.redact("x" * 41)  # longer than it keeps
+    assert "x" * 41 not in texts._clean
