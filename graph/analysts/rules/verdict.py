@@ -18,6 +18,7 @@ from graph.analysts.rules.suspect import Ranking, Suspect, troubling
 from graph.analysts.rules.vocabulary import load_move
 from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest, LogPattern
+from tools.toolbox.catalog import DISCOVERY_TOOLS
 
 # Trouble whose last sign is this long before now has ended: a recovered incident, not a current one.
 RECOVERED_AFTER = timedelta(minutes=10)
@@ -42,6 +43,10 @@ def missing_sources(evidence: Sequence[EvidenceRef]) -> list[str]:
         answered = [e for e in items if e.status in ("OK", "EMPTY")]
         if not answered:
             missing.append(f"{source} (could not be read)")
+        elif not [e for e in items if e.status == "OK"] and any(e.tool in DISCOVERY_TOOLS for e in items):
+            # Its listing found not one stream or name, and no read found anything: a source that
+            # holds nothing tells nothing.
+            missing.append(f"{source} (returned nothing at all)")
         elif source == "metrics" and not [
             e for e in answered if e.status == "OK" and e.tool not in _LISTING_TOOLS
         ]:
@@ -88,7 +93,9 @@ def quiet_draft(
 def alert_draft(request: DiagnoseRequest, groups: Sequence[AlertGroup], ranking: Ranking) -> Draft:
     """The answer about alerts the question names that no system owns: they fire, their cause is not
     established, and whatever else is wrong is listed beside them."""
-    draft = _alert_unexplained(groups, _checked(request.evidence), _open_questions(request))
+    draft = _alert_unexplained(
+        groups, _checked(request.evidence), _open_questions(request), missing_sources(request.evidence)
+    )
     others = ", ".join(s.service for s in [*ranking.ranked, *ranking.unrelated][:3])
     if not others:
         return draft
@@ -132,7 +139,9 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
     checked = _checked(request.evidence)
     firing = [g for g in unexplained_alerts(digest) if target is None or g.service == target]
     if firing:
-        return _alert_unexplained(firing, checked, _open_questions(request))
+        return _alert_unexplained(
+            firing, checked, _open_questions(request), missing_sources(request.evidence)
+        )
     missing = missing_sources(request.evidence)
     if missing or not checked:
         what = ", ".join(missing) or "alerts, metrics and logs (none could be read)"
@@ -182,13 +191,17 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
     )
 
 
+def _named_in(source: str, missing: Sequence[str]) -> bool:
+    return any(m.startswith(f"{source} ") for m in missing)
+
+
 def _alert_unexplained(
-    groups: Sequence[AlertGroup], checked: Sequence[EvidenceRef], questions: list[str]
+    groups: Sequence[AlertGroup], checked: Sequence[EvidenceRef], questions: list[str], missing: Sequence[str]
 ) -> Draft:
     """`alert X is firing on Y; its cause is not established`, with what was checked."""
     first = groups[0]
     where = _where(first)
-    sources = sorted({e.source for e in checked if e.source != "alerts"})
+    sources = sorted({e.source for e in checked if e.source != "alerts" and not _named_in(e.source, missing)})
     looked = ", ".join(sources) or "no other source"
     statement = (
         f"Alert {first.alertname} is firing on {where}"
@@ -196,6 +209,13 @@ def _alert_unexplained(
         + f"; its cause is not established: {looked} showed no anomaly, error pattern or change "
         "that explains it."
     )
+    if missing:
+        # Nothing to judge the alert by: not an incident without a cause, an answer still missing.
+        statement = (
+            f"Alert {first.alertname} is firing on {where}"
+            + (f' ("{say.quote(first.summary)}")' if first.summary else "")
+            + f"; inconclusive: {', '.join(missing)}, so its cause cannot be judged."
+        )
     flapping = first.episodes >= FLAPPING_EPISODES
     if flapping:
         statement += (
@@ -207,7 +227,7 @@ def _alert_unexplained(
     # An incident without a root cause: the alert is real trouble, but nothing says what causes it.
     return Draft(
         summary=summary,
-        verdict="incident",
+        verdict="inconclusive" if missing else "incident",
         findings=[
             say.alert_finding(where, list(groups)),
             *([_calm(checked)] if checked else []),
