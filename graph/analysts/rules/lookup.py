@@ -245,6 +245,12 @@ _WHICH_STATE = re.compile(
     r"(?:critical|firing|failing|unhealthy|degraded|alerting|down|in\s+(?:a\s+)?(?:critical|warning|failed)\s+state)\b",
     re.IGNORECASE,
 )
+# "Which pods are in CrashLoopBackOff?": things in a state the platform names in one CamelCase or
+# upper-case word; the firing alerts and the lines that carry the word list them.
+_IN_STATE = re.compile(
+    r"^(?i:which|what)\s+(?:[\w.-]+\s+){1,4}(?i:are|is)\s+(?i:currently\s+|still\s+|now\s+)?(?i:stuck\s+)?(?i:in)\s+"
+    r"(?P<state>[A-Z][a-z]+(?:[A-Z][a-z]*)+|[A-Z][A-Z0-9]*_[A-Z0-9_]+)\b"
+)
 # Alerts asked about over time, not only now: the history holds the ones that resolved.
 _PAST = re.compile(
     r"\b(?:fired|have fired|has fired|went off|resolved|earlier|today|tonight|yesterday|last night|"
@@ -287,6 +293,14 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
     text = _TOPIC.sub("", text, count=1) if _TOPIC.match(text) and not _DATA_VERB.match(text) else text
     if (done := _WHICH_DONE.match(text) or _LIST_DONE.match(text)) is not None:
         return _done_lines(text, done.group("done"))
+    if (in_state := _IN_STATE.match(text)) is not None:
+        state = in_state.group("state")
+        lines = {"contains": state, **_log_read(text, _labels_named(text))}
+        calls = (
+            PlannedCall(tool="list_alerts", args={}, purpose="lookup"),
+            PlannedCall(tool="query_logs", args=lines, purpose="lookup"),
+        )
+        return LookupAsk("alerts", calls, services=(state,))
     if _QUEUED.search(text) and (counted := _count_in_words(text)):
         # "How many messages are visible in queue X?": what the queue holds, not log messages.
         return _promql(text, counted, _about(text, counted))

@@ -257,9 +257,16 @@ def _alerts_labelled(item: Evidence, question: str) -> Evidence:
 def _spells(question: str, label: str, value: str) -> bool:
     pair = rf"\b{re.escape(label)}\s*[=:]?\s*[\"'`]?{re.escape(value)}(?![\w-])"
     adjective = rf"(?<![\w-]){re.escape(value)}\s+(?:[a-z]+\s+)?alerts?\b"
-    return bool(re.search(pair, question, re.IGNORECASE)) or (
-        len(value) >= 4 and bool(re.search(adjective, question, re.IGNORECASE))
+    # A platform's state in its own spelling ("which pods are in CrashLoopBackOff?"), written as is.
+    state = _STATE_VALUE.fullmatch(value) and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", question)
+    return (
+        bool(re.search(pair, question, re.IGNORECASE))
+        or (len(value) >= 4 and bool(re.search(adjective, question, re.IGNORECASE)))
+        or bool(state)
     )
+
+
+_STATE_VALUE = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]*)+|[A-Z][A-Z0-9]*_[A-Z0-9_]+")
 
 
 def _groups(items: Iterable[Evidence]) -> list[list[Evidence]]:

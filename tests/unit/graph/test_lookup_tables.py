@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from graph.analysts.lookup import LOOKUP_TOOLS
+from graph.analysts.rules.lookup import lookup_ask
 from graph.nodes.lookup.guard import check_rows
 from graph.nodes.lookup.tables import READERS, lookup_answer
 from graph.nodes.semantic_guard.lookup import check_lookup_release
@@ -274,3 +275,28 @@ def test_an_alert_list_keeps_the_alerts_whose_labels_hold_the_pairs_the_question
     [table] = lookup_answer([listed], question="list firing alerts for team blue").tables
     assert "team" in table.query and "blue" in table.query  # the filter is shown with the query
     assert check_rows(lookup_answer([listed], question="alerts for team blue"), [listed]) == []
+
+
+def test_things_in_a_state_the_platform_names_are_the_alerts_whose_labels_hold_it() -> None:
+    def alert(name: str, **labels: str) -> dict[str, Any]:
+        return {"labels": {"alertname": name, **labels}, "identity": name, "status": "firing"}
+
+    listed = _item(
+        "alerts-1",
+        "list_alerts",
+        {
+            "alerts": [
+                alert("PodCrashLooping", pod="tally-7d-2zl", reason="CrashLoopBackOff"),
+                alert("PodNotReady", pod="tally-7d-9qx", reason="ImagePullBackOff"),
+                alert("HostHighCpuLoad", instance="node-3"),
+            ]
+        },
+    )
+    question = "Which pods are in CrashLoopBackOff?"
+    answer = lookup_answer([listed], about=["CrashLoopBackOff"], question=question)
+    [table] = answer.tables
+    assert [row[0] for row in table.rows] == ["PodCrashLooping"]
+    assert check_rows(answer, [listed]) == []
+    ask = lookup_ask(question)
+    assert ask is not None and [c.tool for c in ask.calls] == ["list_alerts", "query_logs"]
+    assert lookup_ask("which pods are in production?") is None  # a plain word is no state
