@@ -248,18 +248,19 @@ def test_a_long_line_keeps_its_beginning_and_its_end_and_the_guard_still_holds_i
     assert check_rows(answer, [item]) == []
 
 
-def test_an_alert_list_keeps_the_alerts_whose_labels_hold_the_pairs_the_question_spells() -> None:
-    def alert(name: str, **labels: str) -> dict[str, Any]:
-        return {"labels": {"alertname": name, **labels}, "identity": name, "status": "firing"}
+def _listed_alert(name: str, **labels: str) -> dict[str, Any]:
+    return {"labels": {"alertname": name, **labels}, "identity": name, "status": "firing"}
 
+
+def test_an_alert_list_keeps_the_alerts_whose_labels_hold_the_pairs_the_question_spells() -> None:
     listed = _item(
         "alerts-1",
         "list_alerts",
         {
             "alerts": [
-                alert("QueueNoConsumers", team="blue", severity="critical"),
-                alert("UnitFailed", team="blue", severity="warning"),
-                alert("HostHighCpuLoad", team="green", severity="critical"),
+                _listed_alert("QueueNoConsumers", team="blue", severity="critical"),
+                _listed_alert("UnitFailed", team="blue", severity="warning"),
+                _listed_alert("HostHighCpuLoad", team="green", severity="critical"),
             ]
         },
     )
@@ -278,17 +279,14 @@ def test_an_alert_list_keeps_the_alerts_whose_labels_hold_the_pairs_the_question
 
 
 def test_things_in_a_state_the_platform_names_are_the_alerts_whose_labels_hold_it() -> None:
-    def alert(name: str, **labels: str) -> dict[str, Any]:
-        return {"labels": {"alertname": name, **labels}, "identity": name, "status": "firing"}
-
     listed = _item(
         "alerts-1",
         "list_alerts",
         {
             "alerts": [
-                alert("PodCrashLooping", pod="tally-7d-2zl", reason="CrashLoopBackOff"),
-                alert("PodNotReady", pod="tally-7d-9qx", reason="ImagePullBackOff"),
-                alert("HostHighCpuLoad", instance="node-3"),
+                _listed_alert("PodCrashLooping", pod="tally-7d-2zl", reason="CrashLoopBackOff"),
+                _listed_alert("PodNotReady", pod="tally-7d-9qx", reason="ImagePullBackOff"),
+                _listed_alert("HostHighCpuLoad", instance="node-3"),
             ]
         },
     )
