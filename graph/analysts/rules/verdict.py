@@ -191,6 +191,20 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
     )
 
 
+def _blind(checked: Sequence[EvidenceRef], missing: Sequence[str]) -> bool:
+    """Whether a source is missing and nothing but the alerts themselves was seen: no line, and no
+    series beyond the alerts' own history."""
+    lines = any(e.source == "logs" and e.status == "OK" for e in checked)
+    series = any(
+        e.source == "metrics"
+        and e.status == "OK"
+        and e.tool not in _LISTING_TOOLS
+        and e.tool != "alert_history"
+        for e in checked
+    )
+    return bool(missing) and not lines and not series
+
+
 def _named_in(source: str, missing: Sequence[str]) -> bool:
     return any(m.startswith(f"{source} ") for m in missing)
 
@@ -209,7 +223,9 @@ def _alert_unexplained(
         + f"; its cause is not established: {looked} showed no anomaly, error pattern or change "
         "that explains it."
     )
-    if missing:
+    blind = _blind(checked, missing)
+    if blind:
+        missing = [*missing, *([] if _named_in("metrics", missing) else ["metrics (no series returned)"])]
         # Nothing to judge the alert by: not an incident without a cause, an answer still missing.
         statement = (
             f"Alert {first.alertname} is firing on {where}"
@@ -227,7 +243,7 @@ def _alert_unexplained(
     # An incident without a root cause: the alert is real trouble, but nothing says what causes it.
     return Draft(
         summary=summary,
-        verdict="inconclusive" if missing else "incident",
+        verdict="inconclusive" if blind else "incident",
         findings=[
             say.alert_finding(where, list(groups)),
             *([_calm(checked)] if checked else []),

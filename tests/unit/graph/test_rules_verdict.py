@@ -78,16 +78,17 @@ def test_a_firing_alert_nothing_explains_is_an_incident_whose_cause_is_not_estab
     assert any(f.evidence_ids == ["alerts-1"] for f in draft.findings)
 
 
-def test_a_firing_alert_with_a_log_source_that_holds_nothing_is_inconclusive() -> None:
+def test_a_firing_alert_with_no_line_and_no_series_anywhere_is_inconclusive() -> None:
     listing = _ref("logs-2", "logs", "list_log_streams", "EMPTY")  # not one stream anywhere
-    draft = diagnose_digest(_request(Digest(alert_groups=[_alert("relay")]), [*ANSWERED, listing]))
+    names = _ref("metrics-2", "metrics", "list_metrics", "EMPTY")  # and no series to read
+    blind = [ANSWERED[0], ANSWERED[2], listing, names, _ref("metrics-3", "metrics", "alert_history")]
+    draft = diagnose_digest(_request(Digest(alert_groups=[_alert("relay")]), blind))
     assert draft.verdict == "inconclusive" and not draft.healthy and draft.root_cause is None
-    assert "inconclusive: logs (returned nothing at all)" in draft.summary
-    assert "logs, metrics showed no anomaly" not in draft.summary
-    streams = replace(listing, status="OK")  # streams exist; the read found no error lines: a finding
-    assert diagnose_digest(
-        _request(Digest(alert_groups=[_alert("relay")]), [*ANSWERED, streams])
-    ).verdict == ("incident")
+    assert "inconclusive: logs (returned nothing at all), metrics (no series returned)" in draft.summary
+    assert "showed no anomaly" not in draft.summary
+    # A series was read (nothing moved), or streams exist and held no error line: that is a finding.
+    for seen in ([*blind, ANSWERED[1]], [*blind[:2], replace(listing, status="OK"), *blind[3:]]):
+        assert diagnose_digest(_request(Digest(alert_groups=[_alert("relay")]), seen)).verdict == "incident"
 
 
 def test_a_firing_alert_without_a_service_label_is_named_by_where_it_fires() -> None:
