@@ -222,7 +222,7 @@ def link_same_machine(alerted: Suspect, others: Sequence[Suspect]) -> None:
         return
     for other in others:
         here = [p for p in _incident_patterns(other) if p.host in machines]
-        first = min((t for p in here if (t := instant(p.first_seen)) is not None), default=None)
+        first = _first_line(here)
         if other is alerted or first is None or first < began:
             continue
         if categorize(" ".join(f"{p.template} {p.example}" for p in here), changed=False) == kind:

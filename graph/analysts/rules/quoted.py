@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
 
 from graph.analysts.rules.suspect import MIN_PATTERN_COUNT, Suspect, instant
 from tools.facts import LogPattern
@@ -39,8 +38,8 @@ def link_quoted_errors(involved: Sequence[Suspect]) -> None:
             # Who quotes whom: the words inside a `key="..."` value of one line and said outright in
             # the other's. Time alone cannot tell (peers log one outage's words together, and a capped
             # read hides the true first lines).
-            if _wrapped(mine[1], shared) and not _wrapped(theirs[1], shared):
-                sources.append((other, mine[1]))
+            if _wrapped(mine, shared) and not _wrapped(theirs, shared):
+                sources.append((other, mine))
         if len(sources) == 1 and caller.service not in sources[0][0].blames:
             source, pattern = sources[0]
             source.relayed_by.setdefault(caller.service, pattern)
@@ -63,23 +62,25 @@ def _phrases(suspect: Suspect) -> dict[tuple[str, ...], list[LogPattern]]:
 
 def _earliest(
     phrases: dict[tuple[str, ...], list[LogPattern]], shared: set[tuple[str, ...]]
-) -> tuple[datetime, LogPattern] | None:
-    """When a system first logged any of the shared words, and that line's pattern."""
+) -> LogPattern | None:
+    """The pattern of a system's first line holding any of the shared words."""
     found = [(t, p) for g in shared for p in phrases[g] if (t := instant(p.first_seen)) is not None]
-    return min(found, key=lambda pair: pair[0]) if found else None
+    return min(found, key=lambda pair: (pair[0], pair[1].template))[1] if found else None
 
 
 def _wrapped(pattern: LogPattern, shared: set[tuple[str, ...]]) -> bool:
     """Whether the shared words stand inside a quoted `key="..."` value of the pattern's line (a
     client's `err="..."` carrying a server's message)."""
     text = pattern.example.lower()
-    for gram in shared:
-        found = re.search("[^a-z]+".join(map(re.escape, gram)), text)  # numbers between words too
-        if found is not None:
-            before = text[: found.start()]
-            opened = before.rfind('="')
-            return opened >= 0 and '"' not in before[opened + 2 :]
-    return False
+    # Where the shared words first stand in the line (whatever order the set iterates in).
+    starts = [
+        found.start() for gram in shared if (found := re.search("[^a-z]+".join(map(re.escape, gram)), text))
+    ]
+    if not starts:
+        return False
+    before = text[: min(starts)]
+    opened = before.rfind('="')
+    return opened >= 0 and '"' not in before[opened + 2 :]
 
 
 def _words(text: str) -> list[str]:
