@@ -1,9 +1,11 @@
 """The small PromQL subset the world fixture evaluates: what discovery's typed reads are made of.
 
 `selector`, `rate|increase(selector[range])`, `sum|avg|min|max|count [by (labels)] (expr)`,
-`histogram_quantile(q, expr)` and `topk(k, expr)` (how a read narrowed by no matcher stays bounded).
+`histogram_quantile(q, expr)`, `topk(k, expr)` (how a read narrowed by no matcher stays bounded) and a
+comparison with a number (`expr == 0`, `expr > bool 0.5`: what an engineer pastes to list what is down).
 Anything else raises SelectorError (the fixture answers REJECTED).
-Functions and aggregations drop the metric name, as Prometheus does.
+Functions, aggregations and `bool` comparisons drop the metric name, as Prometheus does; a filtering
+comparison keeps the series as they are.
 """
 
 from __future__ import annotations
@@ -33,6 +35,17 @@ InstantAt = Callable[[Sequence[tuple[float, float]], list[float]], list[tuple[fl
 # Metric names may hold colons (recording rules: `job:http_requests:rate5m`, vendor exports).
 _WORD = re.compile(r"\s*([a-zA-Z_:][a-zA-Z0-9_:]*)\s*")
 _NUMBER = re.compile(r"\s*([0-9]*\.?[0-9]+)\s*")
+_COMPARISON = re.compile(
+    r"\s*(==|!=|>=|<=|>|<)\s*(bool\b)?\s*(-?(?:[0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?|[Nn]a[Nn]|[+-]?[Ii]nf))\s*"
+)
+_COMPARE: Mapping[str, Callable[[float, float], bool]] = {
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    ">": lambda a, b: a > b,
+    "<": lambda a, b: a < b,
+    ">=": lambda a, b: a >= b,
+    "<=": lambda a, b: a <= b,
+}
 _DURATION = re.compile(r"\[\s*(\d+)([smhd])\s*\]")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _AGGREGATIONS: Mapping[str, Callable[[list[float]], float]] = {
@@ -61,7 +74,15 @@ class _Call:
     quantile: float = 0.0  # histogram_quantile's q, or topk's k
 
 
-_Node = _Select | _Call
+@dataclass(frozen=True, slots=True)
+class _Compare:
+    arg: _Node
+    op: str  # == != > < >= <=
+    value: float
+    as_bool: bool = False  # `bool`: 1 or 0 for every point instead of dropping the false ones
+
+
+_Node = _Select | _Call | _Compare
 
 
 def parse(text: str) -> _Node:
@@ -85,6 +106,8 @@ def evaluate(node: _Node, series: SeriesData, times: list[float], instant: Insta
                 out[key] = points
         return out
     inner = evaluate(node.arg, series, times, instant)
+    if isinstance(node, _Compare):
+        return _compared(node, inner)
     if node.name in ("rate", "increase"):
         return {("", labels): points for (_, labels), points in inner.items()}
     if node.name == "histogram_quantile":
@@ -95,6 +118,14 @@ def evaluate(node: _Node, series: SeriesData, times: list[float], instant: Insta
 
 
 def _expr(text: str, pos: int) -> tuple[_Node, int]:
+    node, pos = _operand(text, pos)
+    while (comparison := _COMPARISON.match(text, pos)) is not None:
+        op, as_bool, number = comparison.groups()
+        node, pos = _Compare(node, op, float(number), as_bool is not None), comparison.end()
+    return node, pos
+
+
+def _operand(text: str, pos: int) -> tuple[_Node, int]:
     word = _WORD.match(text, pos)
     name = word.group(1) if word else ""
     after = word.end() if word else pos
@@ -124,6 +155,19 @@ def _call(text: str, name: str, pos: int) -> tuple[_Node, int]:
     if name in ("rate", "increase") and not (isinstance(arg, _Select) and arg.range_s):
         raise SelectorError(f"{name} needs a range selector")
     return _Call(name, arg, by, quantile), _expect(text, pos, ")")
+
+
+def _compared(node: _Compare, inner: Points) -> Points:
+    """A comparison with a number: the points where it holds (series keep their name), or with
+    `bool` every point as 1 or 0 (the name dropped). NaN compares false, as in Prometheus."""
+    holds = _COMPARE[node.op]
+    out: Points = {}
+    for (name, labels), points in inner.items():
+        if node.as_bool:
+            out[("", labels)] = [(t, 1.0 if holds(v, node.value) else 0.0) for t, v in points]
+        elif kept := [(t, v) for t, v in points if holds(v, node.value)]:
+            out[(name, labels)] = kept
+    return out
 
 
 def _label_list(text: str, pos: int) -> tuple[tuple[str, ...], int]:

@@ -84,3 +84,23 @@ def test_a_recording_rule_name_with_colons_is_a_metric_name() -> None:
         (("database_id", "prod:orders"),): 40.0,
         (("database_id", "prod:catalog"),): 12.0,
     }
+
+
+def test_a_comparison_with_a_number_filters_series_and_keeps_their_name() -> None:
+    # What an engineer pastes to list what is down: `up == 0`, a ready condition `== 0`.
+    down = evaluate(parse('requests_total{job="api"} < 1000'), SERIES, [600.0], lookback)
+
+    assert [name for name, _ in down] == ["requests_total"]
+    assert [dict(labels)["instance"] for _, labels in down] == ["b"]
+    assert _at("rate(requests_total[5m]) >= 6") == {(("code", "200"), ("instance", "a"), ("job", "api")): 6.0}
+    assert _at("sum(rate(requests_total[5m])) == 0") == {}
+
+
+def test_a_bool_comparison_answers_one_or_zero_for_every_series() -> None:
+    flags = evaluate(parse("requests_total > bool 1000"), SERIES, [600.0], lookback)
+
+    assert {dict(labels)["instance"]: points[-1][1] for (_, labels), points in flags.items()} == {
+        "a": 1.0,
+        "b": 0.0,
+    }
+    assert all(name == "" for name, _ in flags)
