@@ -68,8 +68,9 @@ def _host_of(value: str) -> str | None:
         host = value.lower()
         if not _IPV4.fullmatch(host):
             return None
-    # A plain word (`cache`) is a name; an address holds a digit or a domain.
-    if host in EVERY_MACHINE or len(host) < 4 or not re.search(r"[\d.]", host):
+    # A plain word (`cache`) is a name; an address holds a digit, a domain or a machine's hyphenated
+    # name (`db-node-a:9216`, whose clients' drivers say "server db-node-a:27017").
+    if host in EVERY_MACHINE or len(host) < 4 or not re.search(r"[\d.-]", host):
         return None
     return host
 

@@ -92,7 +92,10 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     ruled_out += [_unrelated(other, root) for other in ranking.unrelated]
     # A system of several members whose trouble is one member's is named by that member; a system
     # known only by its software's name, by the machine it runs on (unless the question calls it so).
-    member = trouble_member(root, digest) or (None if root.service in focus else software_host(root))
+    # A failover is the whole set's: the member whose series moved is the new primary taking the load.
+    member = None
+    if category != "failover":
+        member = trouble_member(root, digest) or (None if root.service in focus else software_host(root))
     statement = _statement(told, ranking, category, member, pod=None if member else trouble_pod(root))
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
     cited += [f for f in aside if f.evidence_ids]

@@ -65,8 +65,11 @@ _ROWS_PHRASE = re.compile(
     r"(?:log\s+)?(?:lines|logs|entries|messages)\b",
     re.IGNORECASE,
 )
+# "the value of X", "what was the highest value of X over the last day" (the range read shows its peak).
 _VALUE_OF = re.compile(
-    r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:current\s+|latest\s+)?values?\s+of\b", re.IGNORECASE
+    r"^(?:what(?:'s| is| are| was| were)\s+)?(?:the\s+)?"
+    r"(?:(?:current|latest|highest|maximum|max|peak|lowest|minimum|min|average|mean)\s+)?values?\s+of\b",
+    re.IGNORECASE,
 )
 # "what's the current replication lag of mongo-2", "cache uptime on pw-cache-01 right now?": a value
 # asked for now in plain words, which a metric's name holds (`..._replication_lag`); "the current value
@@ -148,6 +151,7 @@ _NOW = re.compile(
 _WHAT_METRIC = re.compile(
     r"^what(?:'s| is| are)\s+(?:the\s+)?(?=[A-Za-z][A-Za-z0-9]*(?:_[\w:]+|[a-z][A-Z][\w:]*)\b)", re.IGNORECASE
 )
+_ON_SYSTEM = re.compile(r"[\w:]\s+(?:on|for|of|at)\s+[\w.-]*[-_\d.][\w.:-]*\s*\??\s*$", re.IGNORECASE)
 _PROMQL_SHAPE = re.compile(
     r"[a-zA-Z_:][\w:]*\s*(?:\{|\(|\[|(?:==|!=|>=|<=|>|<)\s*-?\d)|\b(?:by|without)\s*\("
 )
@@ -387,8 +391,9 @@ def _promql_expression(text: str) -> str | None:
     if quoted is not None and asked and _PROMQL_SHAPE.search(_first_group(quoted)) and not _LOGS.search(text):
         return _first_group(quoted).strip()
     value_of = _VALUE_OF.match(text) or _CURRENT_OF.match(text)
-    if value_of is None and _NOW.search(text):
-        # "What is the_load_metric on nas-3 right now?": a metric's name asked for now.
+    if value_of is None and (_NOW.search(text) or _ON_SYSTEM.search(text)):
+        # "What is the_load_metric on nas-3 right now?", "what is x_limit_bytes on mq-2?": a metric's
+        # name asked for now, or on a system (not "what is x_bytes?", which may ask what it means).
         value_of = _WHAT_METRIC.match(text)
     if value_of is not None and (metric := _METRIC_NAME.search(text[value_of.end() :])):
         return metric.group(0)

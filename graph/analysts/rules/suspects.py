@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
+from graph.analysts.rules.addresses import address_owners, names_address
 from graph.analysts.rules.aliases import namespace_aliases, proxied_backend
 from graph.analysts.rules.dependencies import link_dependencies, mentions
 from graph.analysts.rules.links import (
@@ -191,6 +192,8 @@ def _profile(
     systems = {s for s, suspect in suspects.items() if suspect.anomalies or suspect.alerts}
     for pattern in digest.log_patterns:
         of(pattern.service)  # every stream's system first: a line may be about one listed later
+    # A change line naming another system's machine ("server db-a:27017 changed from primary") is its.
+    addresses = address_owners(suspects)
     for pattern in digest.log_patterns:
         if (s := of(machine_line(pattern, machines, systems) or pattern.service)) is None:
             continue
@@ -218,6 +221,11 @@ def _profile(
                 and not _related_names(name, s.service)  # its own replica `db-b` is still itself
                 and (mentions(lowered, name.lower()) or _config_of(lowered, name.lower()))
                 and not client_prefix(lowered, name.lower())
+            ]
+            named += [
+                suspects[owner]
+                for address, owner in addresses.items()
+                if owner != s.service and suspects[owner] not in named and names_address(lowered, address)
             ]
             for changed in named or [s]:
                 changed.changes.append(pattern)

@@ -176,6 +176,8 @@ HEALTH_CHECK = re.compile(
 # evidence like any other, and a cause when they come just before the trouble.
 EVENT = re.compile(
     r"\b(?:fail ?over|switchover|promot(?:ed|ion|ing)|reboot(?:ed|ing)?|maintenance|modification|"
+    # A replica set's or a consensus group's change of primary, in its own words.
+    r"(?:starting an |won |called an )?election|step(?:ped|ping)? ?down|new primary|transition to primary|"
     r"parameter group|checkpoint (?:starting|complete)|vacuum)\b",
     re.IGNORECASE,
 )

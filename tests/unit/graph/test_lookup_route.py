@@ -17,6 +17,17 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     ("Which Consul health checks are critical right now?", "list_alerts", {}),
     ("which queue consumers are currently failing?", "list_alerts", {}),
     ("whats firing right now?", "list_alerts", {}),
+    # A metric's name asked on a system is its value now; its peak over a window is a range read.
+    (
+        "What is broker_resident_memory_limit_bytes on mq-2?",
+        "query_promql_instant",
+        {"promql": "broker_resident_memory_limit_bytes"},
+    ),
+    (
+        "What was the highest value of api_request_duration_99p for shelf-api over the last 24 hours?",
+        "query_promql",
+        {"promql": "api_request_duration_99p", "window_minutes": 1440},
+    ),
     (
         "show me the 3 most recent TCP_DENIED entries in sieve's access log",
         "query_logs",
@@ -264,6 +275,7 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
 # Questions that ask for a judgement, not rows: they stay diagnoses ("explain ..." a short answer).
 NOT_LOOKUPS = [
     "Why is checkout slow?",
+    "What is node_filesystem_avail_bytes?",  # may ask what the metric means: no system, no "now"
     "show me why payment is failing",
     "find the root cause of the checkout errors",
     "What is the issue with job node-exporter?",

@@ -100,3 +100,82 @@ def test_an_address_is_matched_whole() -> None:
     assert names_address("peer 10.20.4.12 down.", "10.20.4.12")
     assert not names_address("connect to 10.20.4.120:9092 failed", "10.20.4.12")
     assert not names_address("connect to 10.20.4.12.5 failed", "10.20.4.12")
+
+
+# A replica set's member scraped by its hyphenated machine name; its client's driver names that
+# machine when the primary steps down, and the set's own line says it elected another.
+MEMBER_STATE = replace(
+    BROKER_DIRS,
+    evidence_id="metrics-5",
+    metric="replset_member_state",
+    service="orders-rs",
+    labels={"job": "orders-rs", "instance": "ord-db-a:9216"},
+    change_at="2026-01-01T08:05:00Z",
+)
+DRIVER_SAW = replace(
+    CLIENT_ERRORS,
+    evidence_id="logs-2",
+    service="orders-api",
+    template="topology: server <*> changed from RSPrimary to Unknown",
+    example="topology: server ord-db-a:27017 changed from RSPrimary to Unknown",
+    count=1,
+    first_seen="2026-01-01T08:04:10Z",
+    last_seen="2026-01-01T08:04:10Z",
+)
+WRITES_REFUSED = replace(
+    CLIENT_ERRORS,
+    evidence_id="logs-3",
+    service="orders-api",
+    level="ERROR",
+    template='insert failed: "not primary" codeName=NotWritablePrimary',
+    example='insert failed: "not primary" codeName=NotWritablePrimary',
+    count=35,
+    first_seen="2026-01-01T08:04:12Z",
+    last_seen="2026-01-01T08:05:00Z",
+)
+
+
+def test_a_hyphenated_machine_name_is_the_address_of_the_system_scraped_there() -> None:
+    member = Suspect("orders-rs", anomalies=[MEMBER_STATE])
+    assert address_owners({"orders-rs": member}) == {"ord-db-a": "orders-rs"}
+
+
+def test_a_change_line_naming_another_systems_machine_is_that_systems_change() -> None:
+    ranking = rank_suspects(Digest(anomalies=[MEMBER_STATE], log_patterns=[DRIVER_SAW, WRITES_REFUSED]))
+    by_name = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
+    assert [p.evidence_id for p in by_name["orders-rs"].changes] == ["logs-2"]
+    assert not by_name["orders-api"].changes
+    assert "orders-api" in by_name["orders-rs"].blamed_by
+
+
+def test_a_failover_names_the_set_not_the_member_that_took_the_writes() -> None:
+    # The new primary's series move (it takes the writes): that member is no fault of its own.
+    new_primary = replace(
+        MEMBER_STATE,
+        evidence_id="metrics-6",
+        metric="rate(opcounters_insert)",
+        labels={"job": "orders-rs", "instance": "ord-db-b:9216"},
+        ratio=40.0,
+        score=12.0,
+    )
+    elected = replace(
+        DRIVER_SAW,
+        evidence_id="logs-4",
+        service="orders-rs",
+        level="INFO",
+        template="Starting an election, since we've seen no PRIMARY in election timeout period",
+        example="Starting an election, since we've seen no PRIMARY in election timeout period",
+        first_seen="2026-01-01T08:04:08Z",
+        last_seen="2026-01-01T08:04:08Z",
+    )
+    # Both members changed state alike (one stepped down, one up): a move of the whole set.
+    promoted = replace(
+        MEMBER_STATE, evidence_id="metrics-7", labels={"job": "orders-rs", "instance": "ord-db-b:9216"}
+    )
+    digest = Digest(
+        anomalies=[MEMBER_STATE, promoted, new_primary], log_patterns=[DRIVER_SAW, WRITES_REFUSED, elected]
+    )
+    asked = Route(route="complex", resolved_query="orders failing?")
+    draft = diagnose_digest(replace(_ask(digest), route=asked))
+    assert draft.root_cause is not None
+    assert (draft.root_cause.service, draft.root_cause.category) == ("orders-rs", "failover")
