@@ -39,6 +39,8 @@ class Suspect:
     blames: set[str] = field(default_factory=set)
     held_by_sql: list[SqlSummary] = field(default_factory=list)  # results naming it as the blocker
     precedes: set[str] = field(default_factory=set)  # services whose errors began after its signals
+    # Known only by the host its callers' failing calls name (a third party's API: `rules.external`).
+    external: bool = False
     onset: datetime | None = None  # earliest trouble inside the incident window
     score: float = 0.0
 

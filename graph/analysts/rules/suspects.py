@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from graph.analysts.rules.addresses import address_owners, names_address
 from graph.analysts.rules.aliases import namespace_aliases, proxied_backend
 from graph.analysts.rules.dependencies import link_dependencies, mentions
+from graph.analysts.rules.external import external_hosts
 from graph.analysts.rules.links import (
     causally_linked,
     link_database_callers,
@@ -23,7 +24,8 @@ from graph.analysts.rules.links import (
     pointed_at_by,
     surge_of,
 )
-from graph.analysts.rules.machines import machine_jobs, machine_line, on_machine
+from graph.analysts.rules.machines import machine_jobs, machine_line, machine_of, on_machine
+from graph.analysts.rules.objects import link_shared_objects
 from graph.analysts.rules.owners import (
     client_prefix,
     collected,
@@ -109,6 +111,7 @@ def rank_suspects(
         involved.append(suspect)
     link_relayed(involved)
     link_quoted_errors(involved)
+    link_shared_objects(involved, digest.log_patterns)
     link_database_callers(involved)
     link_same_kind(involved)
     linked = causally_linked(involved) | link_precursors(involved)
@@ -125,6 +128,7 @@ def rank_suspects(
         quiet = [s for s in bystanders if not s.alerts]
     for suspect in involved:
         suspect.score = _score(suspect, involved, start, focus)
+    _rank_external_over_victims(involved)
     ranked = sorted(involved, key=lambda s: (-s.score, s.onset or start, s.service))
     return Ranking(ranked, sorted(herrings, key=lambda s: s.service), start, quiet=quiet, aliases=aliases)
 
@@ -233,11 +237,29 @@ def _profile(
     _join_members(suspects)
     aliases = _join_aliases(suspects, streams)
     _join_proxied(suspects)
+    # A third party its callers' failing calls name by host is a system of its own (`external`).
+    scraped = {m for labels, _ in labelled if (m := machine_of(labels))}
+    for host in external_hosts(digest.log_patterns, [*suspects, *aliases, *scraped]):
+        suspects.setdefault(host, Suspect(host, external=True))
     link_dependencies(suspects, aliases)
     _unblame_probed_sites(suspects)
     _blame_job_members(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects, aliases
+
+
+def _rank_external_over_victims(involved: Sequence[Suspect]) -> None:
+    """A third party has no signals of its own to score; a caller whose main errors are its failed
+    calls to it is its victim, so it ranks just above that caller."""
+    for external in (s for s in involved if s.external):
+        victims = [
+            caller
+            for caller in involved
+            if (pattern := external.blamed_by.get(caller.service)) is not None
+            and pattern.count * 2 >= max((p.count for p in caller.errors if not p.origin), default=0)
+        ]
+        if victims:
+            external.score = max(external.score, max(v.score for v in victims) + 0.5)
 
 
 def _config_of(text: str, name: str) -> bool:

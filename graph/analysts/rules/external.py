@@ -1,0 +1,62 @@
+"""Endpoints outside the evidence: a third party known only by the host its callers' failing calls name.
+
+A payment provider, a carrier's rate API or a SaaS endpoint has no series, alert or log stream here;
+its callers' lines are all the evidence says of it ("Read timed out ... host='api.carrier.example',
+port=443"). A host named that way, in a domain's spelling, on a call that failed at the far side
+(timed out, refused, reset, 5xx), and owned by no system the evidence knows, is a system of its own:
+its callers' lines then blame it like any named dependency. A caller whose own credentials were
+refused is not failed by the endpoint (the endpoint did its job), so those lines name no suspect.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from graph.analysts.rules.addresses import EVERY_MACHINE
+from graph.analysts.rules.suspect import MIN_PATTERN_COUNT
+from graph.analysts.rules.vocabulary import AUTH_REFUSED, ERROR_LEVELS, WARN_LEVELS
+from tools.facts import LogPattern
+
+# A host in the places a client writes one: a URL, `host='...'`, or `host:port`.
+_DOMAIN = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+"
+_HOST = re.compile(
+    rf"(?:https?://|\bhost\s*[=:]\s*['\"]?)(?P<named>{_DOMAIN})|(?<![\w.@/-])(?P<ported>{_DOMAIN}):\d{{2,5}}\b"
+)
+# A call that failed on the far side, in a client's or its library's words.
+_FAILED_CALL = re.compile(
+    r"time[sd]?[ _-]?out|timed out|refused|reset by peer|unreachable|no route to host|unavailable|"
+    r"\b5\d\d\b|bad gateway|broken pipe|remote end closed|connection (?:aborted|closed|error)",
+    re.IGNORECASE,
+)
+_TOP_LEVEL = re.compile(r"\.[a-z]{2,24}$")  # a domain ends in letters: not an address or a version
+# A source file and its line (`client.go:142`, `Worker.java:88`) is spelled like `host:port`.
+_SOURCE_FILE = re.compile(
+    r"\.(?:go|py|java|kt|scala|js|mjs|ts|rb|rs|php|cs|cc|cpp|hpp|ex|exs|erl|clj|swift)$"
+)
+
+
+def external_hosts(patterns: Iterable[LogPattern], known: Iterable[str]) -> set[str]:
+    """Hosts in a domain's spelling that error or warning lines name on a failed call, that no known
+    system is called by (as a whole, or as the first label of the host: `db-1.internal`)."""
+    names = {name.lower() for name in known}
+    counts: dict[str, int] = {}
+    for pattern in patterns:
+        level = (pattern.level or "").lower()
+        if level not in ERROR_LEVELS | WARN_LEVELS or pattern.origin:
+            continue
+        text = pattern.example.lower()
+        if AUTH_REFUSED.search(text) or not _FAILED_CALL.search(text):
+            continue
+        for match in _HOST.finditer(text):
+            host = match.group("named") or match.group("ported")
+            if not _TOP_LEVEL.search(host) or _SOURCE_FILE.search(host) or host in EVERY_MACHINE:
+                continue
+            if not _known(host, names):
+                counts[host] = counts.get(host, 0) + pattern.count
+    return {host for host, count in counts.items() if count >= MIN_PATTERN_COUNT}
+
+
+def _known(host: str, names: set[str]) -> bool:
+    labels = host.split(".")
+    return host in names or labels[0] in names or any(name.startswith(f"{host}:") for name in names)

@@ -1,0 +1,70 @@
+"""A caller's errors naming an object (an index, a table) another system acted on just before."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from graph.analysts.rules.objects import link_shared_objects
+from graph.analysts.rules.suspect import Suspect
+from tools.facts import LogPattern
+
+REFUSED = LogPattern(
+    evidence_id="logs-1",
+    service="feed-indexer",
+    level="ERROR",
+    template="bulk batch <*> failed: <NUM> items rejected: cluster_block_exception index [products-v3]",
+    count=60,
+    first_seen="2026-01-01T10:02:35Z",
+    last_seen="2026-01-01T10:30:00Z",
+    example="bulk batch b-4e1a32 failed: 435 items rejected: cluster_block_exception index [products-v3] "
+    "blocked by: [FORBIDDEN/12/index read-only / allow delete (api)] on feed-indexer-0",
+)
+# The cluster's own line about the same index, 21 seconds before: an info line, not an error.
+BLOCKED = LogPattern(
+    evidence_id="logs-2",
+    service="search-master",
+    level="INFO",
+    template="updating index.blocks.read_only_allow_delete to [true] for indices [<*>]",
+    count=1,
+    first_seen="2026-01-01T10:02:14Z",
+    last_seen="2026-01-01T10:02:14Z",
+    example="updating index.blocks.read_only_allow_delete to [true] for indices [products-v3/Zr4kP1xX]",
+)
+# A third system that logs about its own pod name the caller's line also carries.
+NEIGHBOUR = replace(
+    BLOCKED,
+    evidence_id="logs-3",
+    service="node-agent",
+    template="evicting pod <*>",
+    example="evicting pod feed-indexer-0 from node w-3",
+)
+
+
+def _involved(*patterns: LogPattern) -> list[Suspect]:
+    caller = Suspect("feed-indexer", errors=[REFUSED])
+    others = {p.service: Suspect(p.service) for p in patterns if p.service != "feed-indexer"}
+    return [caller, *others.values()]
+
+
+def test_the_system_that_acted_on_the_callers_object_just_before_is_upstream() -> None:
+    involved = _involved(REFUSED, BLOCKED)
+    link_shared_objects(involved, [REFUSED, BLOCKED])
+    caller, master = involved
+    assert caller.blames == {"search-master"}
+    assert master.relayed_by == {"feed-indexer": REFUSED}
+
+
+def test_a_line_about_the_object_long_before_links_nothing() -> None:
+    earlier = replace(BLOCKED, first_seen="2026-01-01T08:00:00Z", last_seen="2026-01-01T10:02:14Z")
+    involved = _involved(REFUSED, earlier)
+    link_shared_objects(involved, [REFUSED, earlier])
+    assert not involved[0].blames
+
+
+def test_the_callers_own_names_are_no_shared_object() -> None:
+    # Its pod, named after it, and the machine its lines come from are the caller, whoever logs them.
+    on_host = replace(REFUSED, host="ix-node-3", example=f"{REFUSED.example} (worker ix-node-3)")
+    for line in ("evicting pod feed-indexer-0 from node w-3", "kubelet on ix-node-3: PLEG is not healthy"):
+        caller, agent = Suspect("feed-indexer", errors=[on_host]), Suspect("node-agent")
+        link_shared_objects([caller, agent], [on_host, replace(NEIGHBOUR, example=line)])
+        assert not caller.blames, line
