@@ -1,6 +1,6 @@
 """Endpoints outside the evidence: a third party known only by the host its callers' failing calls name.
 
-A payment provider, a carrier's rate API or a SaaS endpoint has no series, alert or log stream here;
+A card processor, a carrier's rate API or a SaaS endpoint has no series, alert or log stream here;
 its callers' lines are all the evidence says of it ("Read timed out ... host='api.carrier.example',
 port=443"). A host named that way, in a domain's spelling, on a call that failed at the far side
 (timed out, refused, reset, 5xx), and owned by no system the evidence knows, is a system of its own:

@@ -1,9 +1,9 @@
 """A caller's errors naming an object another system acted on just before: who changed what it uses.
 
-A client seldom names the server that refused it ("bulk batch failed: index [listings-v7] blocked
+A client seldom names the server that refused it ("bulk request failed: index [items-v7] blocked
 by: ..."), but it names the object it failed on: an index, a table, a topic, a bucket. When another
 system's own lines named that same object shortly before the caller's first error ("updating
-index.blocks.read_only to [true] for indices [listings-v7/...]"), that system acted on what the caller
+index.blocks.read_only to [true] for indices [items-v7/...]"), that system acted on what the caller
 uses: it is upstream of the caller's failure. Only objects named like objects (a hyphen, a dot or a
 digit inside the word: not a plain word every line may hold), never the caller's own names.
 """
