@@ -42,7 +42,8 @@ def digest_view(digest: Digest, *, per_kind: int = MAX_FACTS_PER_KIND) -> dict[s
         "anomalies": [
             _fact(asdict(a), drop=("score",)) | {"labels": _other_labels(a.labels)} for a in anomalies
         ],
-        "log_patterns": [_fact(asdict(p)) for p in patterns],
+        # A line of the pattern says what its template says, in real words: the template would repeat it.
+        "log_patterns": [_fact(asdict(p), drop=("template",) if p.example else ()) for p in patterns],
         "alert_groups": [_alert_group(g) for g in digest.alert_groups[:per_kind]],
         "sql": [_fact(asdict(s)) for s in digest.sql[:per_kind]],
         "runbooks": [_fact(asdict(r), drop=("score",)) for r in digest.runbooks[:per_kind]],
@@ -104,7 +105,8 @@ def _fact(fields: Mapping[str, Any], *, drop: Iterable[str] = ()) -> dict[str, A
     return {
         key: _clip(value) if isinstance(value, str) else _round(_clip_list(value))
         for key, value in fields.items()
-        if key not in dropped and value not in (None, "", [], {})
+        # An empty value or a false flag (`steady: false`) says nothing its absence does not.
+        if key not in dropped and value not in (None, "", [], {}) and value is not False
     }
 
 

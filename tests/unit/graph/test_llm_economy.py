@@ -39,12 +39,12 @@ def test_only_the_targeted_round_of_a_diagnosis_asks_the_model() -> None:
 
 
 def test_views_are_capped_and_facts_stand_for_their_evidence() -> None:
-    patterns = [
-        LogPattern(f"logs-{n}", "api", "error", "x" * 500, n, "t0", "t1", "example") for n in range(30)
-    ]
+    patterns = [LogPattern(f"logs-{n}", "api", "error", "x <*>", n, "t0", "t1", "y" * 500) for n in range(30)]
     view = digest_view(Digest(log_patterns=patterns), per_kind=5)
     assert [p["count"] for p in view["log_patterns"]] == [29, 28, 27, 26, 25]
-    assert all(len(p["template"]) <= 160 for p in view["log_patterns"])
+    assert all(len(p["example"]) <= 160 for p in view["log_patterns"])
+    # A line of the pattern stands for its template; a false flag is left out like an empty value.
+    assert not any("template" in p or "steady" in p for p in view["log_patterns"])
     refs = [
         EvidenceRef("logs-29", "logs", "query_logs", "Logs", "OK", "s" * 400),
         EvidenceRef("logs-99", "logs", "query_logs", "Logs", "OK", "no pattern found"),
