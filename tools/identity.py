@@ -67,7 +67,8 @@ INSTANCE_LABEL = "instance"
 _MACHINE_KEYS = frozenset({"cluster", "host", "hostname", "server"})
 # Keys that name a thing in vendors' own spellings, tried only when no label of the list is present.
 _NAMING_KEY = re.compile(
-    rf"[Ii]dentifier$|[a-z]Id$|_id$|[a-z]_name$|[a-z]Name$|^(?:{'|'.join(sorted(_MACHINE_KEYS))}|resource_name)$"
+    rf"[Ii]dentifier$|[a-z]Id$|_id$|[a-z]_name$|[a-z]Name$|"
+    rf"^(?:{'|'.join(sorted(_MACHINE_KEYS))}|resource_name|database)$"
 )
 # `celery@worker-1`, `rabbit@mq-0`: a process at a host; `project:instance`: a cloud resource path.
 _AT_HOST = re.compile(r"^[^@\s]+@(?P<host>[^@\s]+)$")
@@ -248,9 +249,11 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
 
 def _vendor_name(labels: Mapping[str, object]) -> Pair | None:
     """The first (by key) label whose key says it names something, for label sets of no listed label:
-    a named resource (`job_name`, `DBInstanceIdentifier`) before the machine it runs on (`host`,
-    `server`): a Flink job's alert with `job_name` and `host` is about the job."""
+    a named resource (`job_name`, `DBInstanceIdentifier`, a managed `database`) before the machine it
+    runs on (`host`, `server`): a Flink job's alert with `job_name` and `host` is about the job. An
+    opaque id is the answer only when nothing else names the set."""
     keys = sorted(k for k in labels if isinstance(k, str) and k not in _NOT_NAMES)
+    opaque: Pair | None = None
     for key in sorted(keys, key=lambda k: k in _MACHINE_KEYS):
         value = _value(labels, key)
         # A number names no system (a monitor's own `monitor_id=47700218`), and an opaque id
@@ -260,8 +263,12 @@ def _vendor_name(labels: Mapping[str, object]) -> Pair | None:
         given = _value(labels, "name") or _value(labels, "Name")
         if _OPAQUE.search(value) and given is not None and not _OPAQUE.search(given):
             return ("name" if "name" in labels else "Name", given)
+        if _OPAQUE.search(value):
+            # An account's id (`subscription_id=6c1e0f4a-...`) names no system when a name follows.
+            opaque = opaque or (key, value)
+            continue
         return (key, value)
-    return None
+    return opaque
 
 
 def _vendor_short(value: str) -> str:

@@ -155,10 +155,16 @@ def own_words(suspect: Suspect) -> str:
 
 
 def relays(suspect: Suspect) -> bool:
-    """Whether a system's own errors fail on the far side of a call (then it is a caller too)."""
+    """Whether a system's own errors fail on the far side of a call (then it is a caller too). A
+    path's words (`/providers/Microsoft.Sql/servers/x`) say where a resource is, not whom it called."""
     return any(
-        _RELAYED.search(f"{p.template} {p.example}") for p in suspect.errors if p.count >= MIN_PATTERN_COUNT
+        _RELAYED.search(_PATH.sub(" ", f"{p.template} {p.example}"))
+        for p in suspect.errors
+        if p.count >= MIN_PATTERN_COUNT
     )
+
+
+_PATH = re.compile(r"\S*/\S*")
 
 
 def causally_linked(involved: Sequence[Suspect]) -> set[str]:

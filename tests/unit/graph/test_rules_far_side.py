@@ -4,10 +4,14 @@ from outside, never its cause by the names the web tier's lines give it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.links import relays
+from graph.analysts.rules.suspect import Suspect
 from graph.analysts.rules.vocabulary import categorize
 from tests.unit.graph.digest_facts import alert, ask, lines
-from tools.facts import Digest
+from tools.facts import Digest, LogPattern
 
 PROBE = {"instance": "https://shop.example.test/cart", "job": "blackbox"}
 TIMEOUT = (
@@ -45,4 +49,23 @@ def test_a_process_managers_pool_tag_is_no_connection_pool() -> None:
     assert (
         categorize("HikariPool-1 - Connection is not available", changed=False)
         == "connection_pool_exhaustion"
+    )
+
+
+def test_a_resource_path_in_a_systems_own_line_is_no_call_it_made() -> None:
+    # A managed database's activity log names its own path (`.../providers/Microsoft.Sql/...`).
+    own_alert = LogPattern(
+        evidence_id="logs-1",
+        template="Metric alert <*> Activated: Resource ID <*>",
+        first_seen="2026-01-01T10:00:00Z",
+        last_seen="2026-01-01T10:30:00Z",
+        service="ledger-sqldb",
+        level="WARN",
+        count=3,
+        example="Metric alert 'dtu-high' Activated: Resource ID /subscriptions/6c1e/providers/Microsoft.Sql/"
+        "servers/sql-weu-1/databases/ledger-sqldb has reached its DTU limit",
+    )
+    assert not relays(Suspect("ledger-sqldb", errors=[own_alert]))
+    assert relays(
+        Suspect("api", errors=[replace(own_alert, example="SqlException: the request limit was reached")])
     )

@@ -19,6 +19,12 @@ from tools.identity import identity_of
         # A named resource before the machine it runs on (`host` sorts first by key).
         ({"alertname": "CheckpointFailing", "host": "jm-1", "job_name": "sessionize"}, "sessionize"),
         ({"cluster": "east", "TableName": "orders-book"}, "orders-book"),
+        # A managed database on its server, under an account's opaque id: the database is the system.
+        (
+            {"subscription_id": "6c1e0f4a-93d2-4b5e", "server": "sql-weu-1", "database": "ledger-sqldb"},
+            "ledger-sqldb",
+        ),
+        ({"subscription_id": "6c1e0f4a-93d2-4b5e", "server": "sql-weu-1"}, "sql-weu-1"),
     ],
 )
 def test_a_vendor_dimension_names_the_system(labels: dict[str, str], name: str) -> None:
