@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from graph.analysts.rules.addresses import EVERY_MACHINE
+from graph.analysts.rules.suspect import Suspect
 from tools.facts import Digest, LogPattern
 
 _FIRST_WORD = re.compile(r"[A-Z]?[a-z]+")  # of an alert's CamelCase name
@@ -70,6 +71,42 @@ def machine_jobs(digest: Digest) -> set[str]:
         and not any(job.lower() in stream for stream in streams)  # `apiserver` logs as `kube-apiserver`
         and software_named(job, metrics.get(job, []), alertnames.get(job, []))
     }
+
+
+def shared_machines(labelled: Iterable[tuple[Mapping[str, str], str | None]]) -> set[str]:
+    """Hosts that two agents or more are scraped at under their own jobs (a node agent on `:9100`
+    and a container agent on `:10250` of `w-7`) and that a series or alert names by its `node`
+    label: a machine, whatever one agent's job says, even when it is the only machine in trouble."""
+    jobs: dict[str, set[str]] = {}
+    named: set[str] = set()
+    for labels, service in labelled:
+        job, host = labels.get("job"), machine_of(labels)
+        if job and host is not None and service == job:
+            jobs.setdefault(host, set()).add(job)
+        if node := labels.get("node"):
+            named.add(node)
+    return {host for host, seen in jobs.items() if len(seen) >= 2 and host in named}
+
+
+def join_node_agents(suspects: dict[str, Suspect], machines: set[str]) -> None:
+    """A system all of whose series are a machine's own agent's (scraped at the machine and labelled
+    with it as their `node`: a node's container agent) is that machine: its lines ("PLEG is not
+    healthy") are the machine's trouble, judged with the machine's alerts."""
+    for name, agent in list(suspects.items()):
+        if name in machines or not agent.anomalies:
+            continue
+        hosts = {
+            labels.get("node") if labels.get("node") == machine_of(labels) else None
+            for labels in agent.label_sets()
+        }
+        (host,) = hosts if len(hosts) == 1 else (None,)
+        if host is None or host not in machines or (machine := suspects.get(host)) is None:
+            continue
+        machine.anomalies += agent.anomalies
+        machine.alerts += agent.alerts
+        machine.errors += agent.errors
+        machine.changes += agent.changes
+        del suspects[name]
 
 
 def machine_of(labels: Mapping[str, str]) -> str | None:

@@ -24,7 +24,14 @@ from graph.analysts.rules.links import (
     pointed_at_by,
     surge_of,
 )
-from graph.analysts.rules.machines import machine_jobs, machine_line, machine_of, on_machine
+from graph.analysts.rules.machines import (
+    join_node_agents,
+    machine_jobs,
+    machine_line,
+    machine_of,
+    on_machine,
+    shared_machines,
+)
 from graph.analysts.rules.objects import link_shared_objects
 from graph.analysts.rules.owners import (
     client_prefix,
@@ -166,6 +173,7 @@ def _profile(
     labelled = [(a.labels, a.service) for a in digest.anomalies]
     labelled += [(g.labels, g.service) for g in digest.alert_groups]
     machines = {m for labels, service in labelled if (m := on_machine(labels, service, hosts))}
+    machines |= shared_machines(labelled)
     for anomaly in digest.anomalies:
         if stack is not None and (
             stack.owns(_read_metric(anomaly.metric)) or anomaly.labels.get("job") in jobs
@@ -235,6 +243,7 @@ def _profile(
                 changed.changes.append(pattern)
     _join_carriers(suspects)
     _join_members(suspects)
+    join_node_agents(suspects, machines)
     aliases = _join_aliases(suspects, streams)
     _join_proxied(suspects)
     # A third party its callers' failing calls name by host is a system of its own (`external`).
