@@ -441,6 +441,10 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
         (
             "queue",
             "backlog",
+            # Work a store owes itself piling up (an LSM store's compactions falling behind its writes).
+            "pending compaction",
+            "compaction task pending",
+            "compactions pending",
             "saturat",
             "rejected",
             "busy",

@@ -242,3 +242,9 @@ def test_a_pods_series_scraped_with_its_node_stay_the_workloads() -> None:
     owners = {s.service: [a.metric for a in s.anomalies] for s in everyone}
     assert owners.get("cart") == ["container_cpu_usage_seconds"]
     assert "container_cpu_usage_seconds" not in owners.get("pool-b-3", [])
+
+
+def test_compactions_falling_behind_are_saturation_not_the_latency_they_cause() -> None:
+    signals = "CassandraCompactionTaskPending\nread latency p99 rose\ndropped messages"
+    assert categorize(signals, changed=False) == "saturation"
+    assert categorize("read latency p99 rose", changed=False) == "latency"
