@@ -245,6 +245,6 @@ def test_a_pods_series_scraped_with_its_node_stay_the_workloads() -> None:
 
 
 def test_compactions_falling_behind_are_saturation_not_the_latency_they_cause() -> None:
-    signals = "CassandraCompactionTaskPending\nread latency p99 rose\ndropped messages"
-    assert categorize(signals, changed=False) == "saturation"
-    assert categorize("read latency p99 rose", changed=False) == "latency"
+    symptoms = "request latency p99 rose\nG1 Young Generation GC in 1200ms"
+    assert categorize(f"CassandraCompactionTaskPending\n{symptoms}", changed=False) == "saturation"
+    assert categorize(symptoms, changed=False) == "latency"
