@@ -65,10 +65,13 @@ _ROWS_PHRASE = re.compile(
     r"(?:log\s+)?(?:lines|logs|entries|messages)\b",
     re.IGNORECASE,
 )
-# "the value of X", "what was the highest value of X over the last day" (the range read shows its peak).
+# "the value of X", "what was the highest value of X over the last day", "the peak of X", "the highest
+# X on db-1" (the range read shows its peak).
 _VALUE_OF = re.compile(
     r"^(?:what(?:'s| is| are| was| were)\s+)?(?:the\s+)?"
-    r"(?:(?:current|latest|highest|maximum|max|peak|lowest|minimum|min|average|mean)\s+)?values?\s+of\b",
+    r"(?:(?:current|latest|highest|maximum|max|peak|lowest|minimum|min|average|mean)\s+)?values?\s+of\b"
+    r"|^what(?:'s| is| are| was| were)\s+(?:the\s+)?"
+    r"(?:highest|maximum|max|peak|lowest|minimum|min)\b(?:\s+of\b)?",
     re.IGNORECASE,
 )
 # "what's the current replication lag of mongo-2", "cache uptime on pw-cache-01 right now?": a value
@@ -135,7 +138,9 @@ _PROMQL_INTRO = re.compile(
 _RUN_VERB = re.compile(
     r"^(?:run|execute|evaluate|eval|query)\s+(?:this\s+|the\s+)?(?:expression\s*:?\s*)?", re.I
 )
-_QUOTED = re.compile(r"`([^`]{1,2000})`|\"([^\"]{1,2000})\"|“([^”]{1,2000})”|'([^']{1,2000})'")
+# A single quote opens a quote only where a word does not run into it: "claims-api's logs for 'panic'"
+# quotes `panic`, not "s logs for ".
+_QUOTED = re.compile(r"`([^`]{1,2000})`|\"([^\"]{1,2000})\"|“([^”]{1,2000})”|(?<!\w)'([^']{1,2000})'(?!\w)")
 # A metric name (snake_case, or any name with a selector) the question asks the value of.
 _METRIC_NAME = re.compile(
     r"\b[a-zA-Z_:][a-zA-Z0-9_:]*(?:_[a-zA-Z0-9_:]*(?:\{[^}]{0,500}\})?|\{[^}]{0,500}\})"

@@ -21,7 +21,10 @@ from tools.digest.labels import HOST_LABEL_KEYS
 # Labels that name the machine or pod a log line came from, in the spellings log shippers use.
 HOST_LABELS = (*HOST_LABEL_KEYS, "instance", "pod")
 _LOG_READS = frozenset({"query_logs", "count_logs"})
-_ASKS = frozenset({"query_promql_instant", "list_alerts", *_LOG_READS})
+_PROMQL_READS = frozenset({"query_promql_instant", "query_promql"})
+_ASKS = frozenset({*_PROMQL_READS, "list_alerts", *_LOG_READS})
+# The words of a CamelCase name (`EngineCPUUtilization` -> Engine, CPU, Utilization).
+_CAMEL_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _BARE_NAME = re.compile(r"^[A-Za-z_:][A-Za-z0-9_:]*$")
 _PARTS = re.compile(r"[-_.:/]")
 # Parts many stream names share: they name no one system.
@@ -55,24 +58,28 @@ def widened_calls(evidence: Sequence[EvidenceRef]) -> list[PlannedCall]:
     asked = _all_empty(evidence, _ASKS)
     calls: list[PlannedCall] = []
     for ref in asked:
-        if ref.tool == "query_promql_instant":
+        if ref.tool in _PROMQL_READS:
             name = str(ref.args.get("promql", "")).strip()
+            # A range read stays one over the window asked ("the peak of X over the last 2 hours").
+            window = {"window_minutes": w} if (w := ref.args.get("window_minutes")) else {}
+            promqls: list[str] = []
             if _BARE_NAME.match(name):
                 # RE2's (?i): the question's spelling of a vendor's name rarely matches its case.
-                promql = f'{{__name__=~"(?i).*{name}.*"}}'
-                calls.append(
-                    PlannedCall(tool="query_promql_instant", args={"promql": promql}, purpose="lookup")
-                )
+                promqls.append(f'{{__name__=~"(?i).*{name}.*"}}')
+                # A vendor's CamelCase name is its exporter's snake_case words
+                # (`EngineCPUUtilization` -> `aws_..._engine_cpuutilization_average`).
+                if len(camel := _CAMEL_WORD.findall(name)) >= 2 and "_" not in name:
+                    promqls.append(words_query([w.lower() for w in camel][:3]))
             # The question's words that no one name holds together: each of the longest alone
             # ("pending messages" -> `jetstream_consumer_num_pending`), still narrowed to the system.
             inner, was_rated = _unrated(name)
-            calls += [
-                PlannedCall(
-                    tool="query_promql_instant",
-                    args={"promql": rated(words_query([word])) if was_rated else words_query([word])},
-                    purpose="lookup",
-                )
+            promqls += [
+                rated(words_query([word])) if was_rated else words_query([word])
                 for word in [*_asked_words(inner), *_other_words(inner)]
+            ]
+            calls += [
+                PlannedCall(tool=ref.tool, args={"promql": promql, **window}, purpose="lookup")
+                for promql in promqls
             ]
         elif ref.tool == "list_alerts":
             if ref.args.get("service"):

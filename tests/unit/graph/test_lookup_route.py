@@ -24,6 +24,17 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         {"promql": "broker_resident_memory_limit_bytes"},
     ),
     (
+        "what was the peak of node_load1 on pg-main-01 over the last 12 hours?",
+        "query_promql",
+        {"promql": "node_load1", "window_minutes": 720},
+    ),
+    # A possessive's apostrophe opens no quote: the quoted words are what to grep for.
+    (
+        "grep claims-api's logs for 'panic' and show me the last 5",
+        "query_logs",
+        {"contains": "panic", "limit": 5},
+    ),
+    (
         "What was the highest value of api_request_duration_99p for shelf-api over the last 24 hours?",
         "query_promql",
         {"promql": "api_request_duration_99p", "window_minutes": 1440},
@@ -276,6 +287,7 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
 NOT_LOOKUPS = [
     "Why is checkout slow?",
     "What is node_filesystem_avail_bytes?",  # may ask what the metric means: no system, no "now"
+    "what is the peak season for the checkout service?",
     "show me why payment is failing",
     "find the root cause of the checkout errors",
     "What is the issue with job node-exporter?",

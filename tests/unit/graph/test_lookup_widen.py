@@ -38,10 +38,24 @@ def _second_round(
 def test_a_metric_named_by_part_of_its_name_is_read_by_every_name_containing_it() -> None:
     empty = _ref("query_promql_instant", "EMPTY", promql="DeadletteredMessages", at="2028-05-22T09:30:00Z")
     assert _second_round(empty) == [
-        ("query_promql_instant", {"promql": '{__name__=~"(?i).*DeadletteredMessages.*"}'})
+        ("query_promql_instant", {"promql": '{__name__=~"(?i).*DeadletteredMessages.*"}'}),
+        # Its CamelCase words, in the exporter's snake_case (`..._deadlettered_messages_average`).
+        (
+            "query_promql_instant",
+            {"promql": '{__name__=~"(?i).*(deadlettered.*messages|messages.*deadlettered).*"}'},
+        ),
     ]
     # An expression is the user's own PromQL: it is not rewritten.
     assert _second_round(_ref("query_promql_instant", "EMPTY", promql='rate(x_total{job="a"}[5m])')) == []
+
+
+def test_a_range_read_nothing_matched_is_widened_over_the_same_window() -> None:
+    # "the highest EngineCPUUtilization over the last 2 hours": `aws_..._engine_cpuutilization_average`.
+    empty = _ref("query_promql", "EMPTY", promql="EngineCPUUtilization", window_minutes=120)
+    wider = _second_round(empty)
+    assert {tool for tool, _ in wider} == {"query_promql"}
+    assert all(args["window_minutes"] == 120 for _, args in wider)
+    assert wider[1][1]["promql"].startswith('{__name__=~"(?i).*(engine.*cpu.*utilization|')
 
 
 def test_words_no_one_name_holds_together_are_read_one_at_a_time() -> None:
