@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from graph.analysts.rules.addresses import address_owners, names_address
 from graph.analysts.rules.aliases import names_host
 from graph.analysts.rules.suspect import Suspect
-from graph.analysts.rules.vocabulary import AUTH_REFUSED
+from graph.analysts.rules.vocabulary import own_credentials_refused
 from tools.digest.labels import name_pattern
 
 _WAITER_WORD = re.compile(r"\b(?:blocked(?! by)|waiter|waiting session|deadlock victim)\b")
@@ -48,7 +48,7 @@ def link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str]) 
             text = f"{pattern.template} {pattern.example}".lower()
             # Its own credentials refused: the server it names did its job, and its refusals are the
             # caller's trouble (as a server's report naming its waiting client is).
-            refused = AUTH_REFUSED.search(text) is not None
+            refused = own_credentials_refused(text)
             hits = [
                 (name, other, named)
                 for name, other, named in names

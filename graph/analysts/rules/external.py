@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from graph.analysts.rules.addresses import EVERY_MACHINE
 from graph.analysts.rules.suspect import MIN_PATTERN_COUNT
-from graph.analysts.rules.vocabulary import AUTH_REFUSED, ERROR_LEVELS, WARN_LEVELS
+from graph.analysts.rules.vocabulary import ERROR_LEVELS, WARN_LEVELS, own_credentials_refused
 from tools.facts import LogPattern
 
 # A host in the places a client writes one: a URL, `host='...'`, or `host:port`.
@@ -46,7 +46,7 @@ def external_hosts(patterns: Iterable[LogPattern], known: Iterable[str]) -> set[
         if level not in ERROR_LEVELS | WARN_LEVELS or pattern.origin:
             continue
         text = pattern.example.lower()
-        if AUTH_REFUSED.search(text) or not _FAILED_CALL.search(text):
+        if own_credentials_refused(text) or not _FAILED_CALL.search(text):
             continue
         for match in _HOST.finditer(text):
             host = match.group("named") or match.group("ported")

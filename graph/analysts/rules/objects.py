@@ -1,11 +1,13 @@
-"""A caller's errors naming an object another system acted on just before: who changed what it uses.
+"""A caller's errors naming an object another system acted on or alerted about: who failed what it uses.
 
 A client seldom names the server that refused it ("bulk request failed: index [items-v7] blocked
 by: ..."), but it names the object it failed on: an index, a table, a topic, a bucket. When another
 system's own lines named that same object shortly before the caller's first error ("updating
 index.blocks.read_only to [true] for indices [items-v7/...]"), that system acted on what the caller
-uses: it is upstream of the caller's failure. Only objects named like objects (a hyphen, a dot or a
-digit inside the word: not a plain word every line may hold), never the caller's own names.
+uses: it is upstream of the caller's failure. So is a system whose alert, fired around then, names a
+setting the caller's error quotes from its server ("used memory > 'maxmemory'" and an alert
+`...OutOfConfiguredMaxmemory`). Only objects named like objects (a hyphen, a dot or a digit inside the
+word, or quoted as a name: not a plain word every line may hold), never the caller's own names.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from graph.analysts.rules.suspect import MIN_PATTERN_COUNT, Suspect, instant
+from graph.analysts.rules.vocabulary import readable
 from tools.facts import LogPattern
 
 # How long before the caller's first error the other system's line about the object may stand.
@@ -24,6 +27,8 @@ _OBJECT = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+(?![\w-])")
 _MIN_LENGTH = 5
 # Words of that shape every line of a kind holds: a log's own vocabulary, not objects.
 _LINE_WORDS = re.compile(r"^(?:[a-z]+\.)+[a-z]+$")  # `indexer.bulk`, `o.e.c.r.a`: a logger's name
+# A setting or resource a server's message quotes by name ("used memory > 'maxmemory'").
+_QUOTED_NAME = re.compile(r"(?<!\w)'([a-z][\w.-]{4,40})'(?!\w)")
 
 
 def link_shared_objects(involved: Sequence[Suspect], patterns: Iterable[LogPattern]) -> None:
@@ -35,33 +40,63 @@ def link_shared_objects(involved: Sequence[Suspect], patterns: Iterable[LogPatte
             lines.setdefault(pattern.service, []).append(pattern)
     names = {s.service.lower() for s in involved}
     for caller in involved:
-        errors = [p for p in caller.errors if p.count >= MIN_PATTERN_COUNT and not p.origin]
-        began = min((t for p in errors if (t := instant(p.first_seen)) is not None), default=None)
-        if caller.blames or began is None:
+        if caller.blames or (asked := _caller_objects(caller, lines, names)) is None:
             continue
-        own = _own_words(caller, lines.get(caller.service, []))
-        objects = {
-            o
-            for p in errors
-            for o in _objects(p.example)
-            if o not in names and o not in own and not o.startswith(f"{caller.service.lower()}-")
-        }
-        if not objects:
-            continue
-        actors = [
-            other
-            for other in involved
-            if other is not caller and _acted_on(lines.get(other.service, []), objects, began)
-        ]
+        objects, began, pattern = asked
+        acted = {o.service for o in involved if _acted_on(lines.get(o.service, []), objects, began)}
+        alerted = {o.service for o in involved if _alerted_on(o, objects, began)}
+        actors = [other for other in involved if other is not caller and other.service in acted | alerted]
         if len(actors) == 1 and caller.service not in actors[0].blames:
-            pattern = max(errors, key=lambda p: p.count)
             actors[0].relayed_by.setdefault(caller.service, pattern)
             caller.blames.add(actors[0].service)
+            if actors[0].service in alerted:
+                actors[0].alert_quoted_by.add(caller.service)
+
+
+def alerted_about(involved: Sequence[Suspect], others: Iterable[Suspect]) -> list[Suspect]:
+    """The systems outside the incident's window whose alert, still firing, names what a caller's
+    errors quote (a cache alerting on its memory limit since before its clients' writes failed)."""
+    names = {s.service.lower() for s in involved}
+    asked = [a for caller in involved if (a := _caller_objects(caller, {}, names)) is not None]
+    return [other for other in others if any(_alerted_on(other, o, began) for o, began, _ in asked)]
+
+
+def _caller_objects(
+    caller: Suspect, lines: dict[str, list[LogPattern]], names: set[str]
+) -> tuple[set[str], datetime, LogPattern] | None:
+    """The objects a caller's errors name, when they began, and its main pattern; None without any."""
+    errors = [p for p in caller.errors if p.count >= MIN_PATTERN_COUNT and not p.origin]
+    began = min((t for p in errors if (t := instant(p.first_seen)) is not None), default=None)
+    if began is None:
+        return None
+    own = _own_words(caller, lines.get(caller.service, []))
+    objects = {
+        o
+        for p in errors
+        for o in _objects(p.example)
+        if o not in names and o not in own and not o.startswith(f"{caller.service.lower()}-")
+    }
+    return (objects, began, max(errors, key=lambda p: p.count)) if objects else None
 
 
 def _objects(text: str) -> set[str]:
-    found = {word for word in _OBJECT.findall(text.lower()) if len(word) >= _MIN_LENGTH}
-    return {word for word in found if not _LINE_WORDS.match(word) or any(c.isdigit() for c in word)}
+    lowered = text.lower()
+    found = {word for word in _OBJECT.findall(lowered) if len(word) >= _MIN_LENGTH}
+    found = {word for word in found if not _LINE_WORDS.match(word) or any(c.isdigit() for c in word)}
+    return found | set(_QUOTED_NAME.findall(lowered))
+
+
+def _alerted_on(other: Suspect, objects: set[str], began: datetime) -> bool:
+    """Whether a firing alert of `other`, fired before the caller's errors began (or just after), names
+    one of `objects` (`...OutOfConfiguredMaxmemory` for a client's "used memory > 'maxmemory'")."""
+    for group in other.alerts:
+        fired = instant(group.first_started)
+        if fired is None or fired > began + ACTED_BEFORE:
+            continue
+        words = set(readable(f"{group.alertname} {group.summary or ''}").split())
+        if objects & words:
+            return True
+    return False
 
 
 def _own_words(caller: Suspect, patterns: Sequence[LogPattern]) -> set[str]:

@@ -41,6 +41,8 @@ class Suspect:
     precedes: set[str] = field(default_factory=set)  # services whose errors began after its signals
     # Known only by the host its callers' failing calls name (a third party's API: `rules.external`).
     external: bool = False
+    # Callers whose errors quote what its firing alert names ("> 'maxmemory'": `rules.objects`).
+    alert_quoted_by: set[str] = field(default_factory=set)
     onset: datetime | None = None  # earliest trouble inside the incident window
     score: float = 0.0
 

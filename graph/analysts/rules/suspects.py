@@ -32,7 +32,7 @@ from graph.analysts.rules.machines import (
     on_machine,
     shared_machines,
 )
-from graph.analysts.rules.objects import link_shared_objects
+from graph.analysts.rules.objects import alerted_about, link_shared_objects
 from graph.analysts.rules.owners import (
     client_prefix,
     collected,
@@ -112,6 +112,11 @@ def rank_suspects(
             herrings = [h for h in herrings if h is not suspect]
             suspect.onset = start
             involved.append(suspect)
+    # A system alerting on what the incident's errors quote ("> 'maxmemory'") is in it, however early.
+    for suspect in alerted_about(involved, herrings):
+        herrings = [h for h in herrings if h is not suspect]
+        suspect.onset = start
+        involved.append(suspect)
     # A system whose only sign is a change or platform event just before others' errors is in it too.
     for suspect in _changed_before(suspects.values(), involved):
         herrings = [h for h in herrings if h is not suspect]
@@ -135,7 +140,7 @@ def rank_suspects(
         quiet = [s for s in bystanders if not s.alerts]
     for suspect in involved:
         suspect.score = _score(suspect, involved, start, focus)
-    _rank_external_over_victims(involved)
+    _rank_upstream_over_victims(involved)
     ranked = sorted(involved, key=lambda s: (-s.score, s.onset or start, s.service))
     return Ranking(ranked, sorted(herrings, key=lambda s: s.service), start, quiet=quiet, aliases=aliases)
 
@@ -257,18 +262,20 @@ def _profile(
     return suspects, aliases
 
 
-def _rank_external_over_victims(involved: Sequence[Suspect]) -> None:
-    """A third party has no signals of its own to score; a caller whose main errors are its failed
-    calls to it is its victim, so it ranks just above that caller."""
-    for external in (s for s in involved if s.external):
+def _rank_upstream_over_victims(involved: Sequence[Suspect]) -> None:
+    """A system with no error lines of its own (a third party, a cache whose only sign is an alert on
+    what its callers' errors quote) has little to score; a caller whose main errors are its failures
+    at that system is its victim, so the system ranks just above that caller."""
+    for upstream in (s for s in involved if s.external or (s.alert_quoted_by and not s.errors)):
+        pointing = {**upstream.blamed_by, **upstream.relayed_by}
         victims = [
             caller
             for caller in involved
-            if (pattern := external.blamed_by.get(caller.service)) is not None
+            if (pattern := pointing.get(caller.service)) is not None
             and pattern.count * 2 >= max((p.count for p in caller.errors if not p.origin), default=0)
         ]
         if victims:
-            external.score = max(external.score, max(v.score for v in victims) + 0.5)
+            upstream.score = max(upstream.score, max(v.score for v in victims) + 0.5)
 
 
 def _config_of(text: str, name: str) -> bool:

@@ -489,6 +489,19 @@ AUTH_REFUSED = re.compile(
     r"\bunauthori[sz]ed\b|password authentication failed|username or password",
     re.IGNORECASE,
 )
+# A server's own failure in a caller's line ("login failed upstream=x status=503"): no refusal of the
+# caller's credentials, whatever words the caller's action has.
+_SERVER_FAILED = re.compile(
+    r"\bstatus[=: ]+5\d\d\b|"
+    r"\b5\d\d (?:service unavailable|bad gateway|internal server error|gateway timeout)\b|"
+    r"timed out|\btimeout\b|\bunavailable\b",
+    re.IGNORECASE,
+)
+
+
+def own_credentials_refused(text: str) -> bool:
+    """Whether a caller's line says its own credentials were refused (the server did its job)."""
+    return AUTH_REFUSED.search(text) is not None and _SERVER_FAILED.search(text) is None
 # A machine's own table or limit that filled, in the kernel's or runtime's words: exhaustion the way
 # a full disk is, whatever category the rest of the lines speak of.
 RAN_OUT = re.compile(

@@ -71,7 +71,7 @@ def test_a_caller_whose_own_key_was_refused_keeps_the_blame() -> None:
     refused = replace(
         TIMED_OUT,
         template="payment failed: 401 Unauthorized from https://api.pay.example/v1/charges",
-        example="payment failed: 401 Unauthorized from https://api.pay.example/v1/charges (timeout=4)",
+        example="charge failed: 401 Unauthorized from https://api.pay.example/v1/charges (connection closed)",
     )
     assert external_hosts([refused], known=[]) == set()
     assert _diagnose(refused)[0] == "rates-svc"

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.objects import link_shared_objects
 from graph.analysts.rules.suspect import Suspect
-from tools.facts import LogPattern
+from graph.analysts.rules.vocabulary import own_credentials_refused
+from tests.unit.graph.digest_facts import alert, ask, lines
+from tools.facts import Digest, LogPattern
 
 REFUSED = LogPattern(
     evidence_id="logs-1",
@@ -68,3 +71,31 @@ def test_the_callers_own_names_are_no_shared_object() -> None:
         caller, agent = Suspect("feed-indexer", errors=[on_host]), Suspect("node-agent")
         link_shared_objects([caller, agent], [on_host, replace(NEIGHBOUR, example=line)])
         assert not caller.blames, line
+
+
+def test_a_cache_alerting_on_the_setting_its_clients_quote_is_their_upstream() -> None:
+    # The cache's only sign is its alert, fired half an hour before its clients' writes were refused.
+    quoted = lines(
+        "session-svc",
+        "failed to create session: ReplyError: OOM command not allowed when used memory > 'maxmemory'.",
+        "2026-03-01T10:11:29Z",
+        count=72,
+    )
+    full = alert(
+        "CacheOutOfConfiguredMaxmemory",
+        "session-cache",
+        "2026-03-01T09:35:00Z",
+        {"job": "session-cache", "instance": "session-cache:9121"},
+        "Cache is out of configured maxmemory",
+    )
+    failing = lines("web", "login failed upstream=session-svc status=503", "2026-03-01T10:11:48Z", count=24)
+    draft = diagnose_digest(
+        ask("nobody can sign in, what's broken?", Digest(log_patterns=[quoted, failing], alert_groups=[full]))
+    )
+    assert draft.root_cause is not None and draft.root_cause.service == "session-cache"
+    assert not any(r.service == "session-cache" for r in draft.ruled_out)
+
+
+def test_a_login_that_failed_on_a_server_error_is_no_refused_credential() -> None:
+    assert own_credentials_refused("login failed: invalid credentials for user svc-report")
+    assert not own_credentials_refused("login failed upstream=session-svc status=503")
