@@ -618,12 +618,18 @@ def _best(text: str, vocabulary: Sequence[tuple[str, Sequence[str]]]) -> tuple[s
     return best, best_key[1]
 
 
+# A program's own fault reading an invalid address ("panic: runtime error: invalid memory address or
+# nil pointer dereference", a segfault's "memory address"): a bug, not memory running out.
+_BAD_ADDRESS = re.compile(r"\b(?:invalid )?memory address\b")
+
+
 def _folded(signal: str) -> str:
     """One signal as written and opened up, with words that look like other categories' folded:
     disk I/O read as one ("disk io", "node_disk_io_time", "DiskIO", a slow or stalled disk: its
-    "disk" is no full disk), a replica set of pods, a processor's number."""
+    "disk" is no full disk), a replica set of pods, a processor's number, an invalid memory address."""
     signal = _SECTION_TAG.sub("[section]", signal)
     text = _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} ")
+    text = _BAD_ADDRESS.sub("badaddress", text)
     return _CPU_NUMBER.sub("core", _REPLICA_SET.sub("podset", text))
 
 

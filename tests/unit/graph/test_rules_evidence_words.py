@@ -248,3 +248,11 @@ def test_compactions_falling_behind_are_saturation_not_the_latency_they_cause() 
     symptoms = "request latency p99 rose\nG1 Young Generation GC in 1200ms"
     assert categorize(f"CassandraCompactionTaskPending\n{symptoms}", changed=False) == "saturation"
     assert categorize(symptoms, changed=False) == "latency"
+
+
+def test_a_nil_pointer_panic_after_a_release_is_the_release_not_memory() -> None:
+    panic = "panic: runtime error: invalid memory address or nil pointer dereference"
+    released = "Started container api image api:v2.15.0"
+    assert categorize(panic, changed=True, change_text=released) == "bad_deploy"
+    assert categorize(panic, changed=False) != "memory_leak"
+    assert categorize("java.lang.OutOfMemoryError: Java heap space", changed=False) == "memory_leak"
