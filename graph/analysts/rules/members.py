@@ -47,7 +47,8 @@ def trouble_member(root: Suspect, digest: Digest) -> str | None:
     seen = _members_seen(root.service, digest)
     seen |= {m for a in root.anomalies if (m := _series_member(a.labels))}
     # A member named beside series of the whole (a cluster's node count) is one of several.
-    if best is None or not (seen - {best} or _beside_whole(root, best)):
+    # The system's own name (a Service address `x:9127` beside its pod `x-0`) is no other member.
+    if best is None or not (seen - {best, root.service} or _beside_whole(root, best)):
         return None
     return best
 

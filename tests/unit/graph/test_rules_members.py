@@ -8,6 +8,7 @@ from graph.analysts.base import DiagnoseRequest, Route
 from graph.analysts.rules.aliases import proxied_backend
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.suspects import rank_suspects
+from tests.unit.graph.digest_facts import alert, ask, lines, move
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 
@@ -210,3 +211,34 @@ def test_a_synthetic_checks_host_is_the_checker_not_a_member() -> None:
     )
     draft = diagnose_digest(_ask(Digest(anomalies=[failing, hits])))
     assert draft.root_cause is not None and draft.root_cause.service == "rates-api"
+
+
+def test_a_systems_own_address_beside_its_one_pod_is_no_second_member() -> None:
+    # `instance=conn-pooler:9127` (its Service) and its one pod's lines (`conn-pooler-0`): one system.
+    full = alert(
+        "PoolerMaxConnections",
+        "conn-pooler",
+        "2026-03-01T10:03:00Z",
+        {"job": "conn-pooler", "instance": "conn-pooler:9127"},
+        "client connections at max_client_conn",
+    )
+    waiting = move(
+        "pooler_client_waiting_connections",
+        "conn-pooler",
+        "2026-03-01T10:03:00Z",
+        {"job": "conn-pooler", "instance": "conn-pooler:9127"},
+    )
+    refused = lines(
+        "conn-pooler",
+        "pooler error: no more connections allowed (max_client_conn)",
+        "2026-03-01T10:03:10Z",
+        level="warn",
+        host="conn-pooler-0",
+    )
+    draft = diagnose_digest(
+        ask(
+            "invoices time out, why?",
+            Digest(anomalies=[waiting], log_patterns=[refused], alert_groups=[full]),
+        )
+    )
+    assert draft.root_cause is not None and draft.root_cause.service == "conn-pooler"
