@@ -45,14 +45,40 @@ def cells(*values: Any) -> list[str]:
     return [cell(value) for value in values]
 
 
+# A stack trace's frames (`\tat com.x.Y.z(Y.java:42)`, `... 12 more`): the exception lines and their
+# "Caused by:" say what failed ("... for partition p-4 at offset 18234991"), the frames only where.
+# A frame may end with the jar it came from (`~[spring-kafka-3.1.4.jar!/:3.1.4]`).
+_FRAME = re.compile(
+    r"^\s*(?:at \S+\([^)]*\)(?:\s+~?\[[^\]]*\])?|\.\.\. \d+ (?:more|common frames omitted))\s*$"
+)
+
+
+_TRACE_LINE_CHARS = 160
+_TRACE_LINES = 5
+
+
+def _without_frames(message: str) -> str:
+    """A multi-line message without its frames, each line clipped, at most a few lines (the first,
+    then the "Caused by" lines, deepest last): the cell keeps what failed at every level."""
+    if "\n" not in message:
+        return message
+    kept = [line for line in message.split("\n") if line.strip() and not _FRAME.match(line)]
+    if len(kept) > _TRACE_LINES:
+        kept = kept[:1] + kept[1 - _TRACE_LINES :]
+    return "\n".join(
+        line if len(line) <= _TRACE_LINE_CHARS else line[: _TRACE_LINE_CHARS - 2] + " …" for line in kept
+    )
+
+
 def _log_rows(data: Mapping[str, Any], tool: str) -> tuple[list[str], Rows]:
     rows = []
     for line in mappings(data.get("lines")):
         labels = text_labels(line.get("labels"))
         others = {k: v for k, v in labels.items() if k not in ("service", "level")}
-        rows.append(
-            cells(line.get("ts"), labels.get("service"), labels.get("level"), others, line.get("message"))
-        )
+        message = _without_frames(str(line.get("message") or ""))
+        row = cells(line.get("ts"), labels.get("service"), labels.get("level"), others)
+        # A trace's lines are clipped one by one above; a one-line message by the cell's own rule.
+        rows.append([*row, message if "\n" in message else cell(message)])
     return ["time", "service", "level", "labels", "message"], rows
 
 

@@ -298,3 +298,26 @@ def test_things_in_a_state_the_platform_names_are_the_alerts_whose_labels_hold_i
     ask = lookup_ask(question)
     assert ask is not None and [c.tool for c in ask.calls] == ["list_alerts", "query_logs"]
     assert lookup_ask("which pods are in production?") is None  # a plain word is no state
+
+
+def test_a_stack_traces_cell_keeps_what_failed_at_every_level_not_its_frames() -> None:
+    trace = "\n".join(
+        [
+            "Consumer exception",
+            "java.lang.IllegalStateException: This error handler cannot process " + "x" * 200,
+            *(
+                f"\tat org.example.Listener.run{n}(Listener.java:{n}) ~[listener-1.2.jar!/:1.2]"
+                for n in range(30)
+            ),
+            "Caused by: RecordDeserializationException: partition readings-4 at offset 18234991.",
+            "\t... 12 more",
+        ]
+    )
+    item = _item(
+        "logs-3", "query_logs", {"lines": [_line("2026-01-01T10:04:00Z", trace)]}, {"service": "api"}
+    )
+    [table] = lookup_answer([item]).tables
+    message = table.rows[0][-1]
+    assert "offset 18234991" in message and "Listener.java" not in message
+    assert all(len(line) <= 160 for line in message.split("\n"))
+    assert check_rows(lookup_answer([item]), [item]) == []  # the guard reads the same cell
