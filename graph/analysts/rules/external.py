@@ -30,6 +30,11 @@ _FAILED_CALL = re.compile(
     re.IGNORECASE,
 )
 _TOP_LEVEL = re.compile(r"\.[a-z]{2,24}$")  # a domain ends in letters: not an address or a version
+# Names a cluster or a private network resolves for itself (`db.ns.svc.cluster.local`, `x.internal`):
+# its own systems, not a third party's.
+_PRIVATE_DOMAIN = re.compile(r"\.(?:svc|cluster\.local|local|internal|lan|home\.arpa|corp)$")
+# A name the caller could not resolve ("lookup db.x on 10.96.0.10:53: i/o timeout"): the resolver failed.
+_RESOLVING = re.compile(r"(?:lookup|resolv\w*|resolution of|getaddrinfo\w*)\s+(?:host\s+)?['\"]?$")
 # A source file and its line (`client.go:142`, `Worker.java:88`) is spelled like `host:port`.
 _SOURCE_FILE = re.compile(
     r"\.(?:go|py|java|kt|scala|js|mjs|ts|rb|rs|php|cs|cc|cpp|hpp|ex|exs|erl|clj|swift)$"
@@ -51,6 +56,8 @@ def external_hosts(patterns: Iterable[LogPattern], known: Iterable[str]) -> set[
         for match in _HOST.finditer(text):
             host = match.group("named") or match.group("ported")
             if not _TOP_LEVEL.search(host) or _SOURCE_FILE.search(host) or host in EVERY_MACHINE:
+                continue
+            if _PRIVATE_DOMAIN.search(host) or _RESOLVING.search(text[: match.start()]):
                 continue
             if not _known(host, names):
                 counts[host] = counts.get(host, 0) + pattern.count

@@ -23,7 +23,7 @@ from tools.facts import LogPattern
 # How long before the caller's first error the other system's line about the object may stand.
 ACTED_BEFORE = timedelta(minutes=10)
 # A word with a hyphen, a dot, an underscore or a digit inside (`items-v7`, `ledger_2024`).
-_OBJECT = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+(?![\w-])")
+_OBJECT = re.compile(r"(?<![\w./-])[a-z][a-z0-9]*(?:[-_.][a-z0-9]+)+(?![\w-])(?!=)")  # not a `key=`
 _MIN_LENGTH = 5
 # Words of that shape every line of a kind holds: a log's own vocabulary, not objects.
 _LINE_WORDS = re.compile(r"^(?:[a-z]+\.)+[a-z]+$")  # `indexer.bulk`, `o.e.c.r.a`: a logger's name

@@ -83,6 +83,9 @@ def test_hosts_of_known_systems_and_files_are_no_third_party() -> None:
         replace(TIMED_OUT, example="timed out in client.go:142 after 4s"),  # a source file, no port
         replace(TIMED_OUT, example="upstream 10.2.0.7:8443 timed out"),  # an address, not a domain
         replace(TIMED_OUT, example="read timed out from api.carrier-one.example:443", count=2),  # a stray
+        # A cluster's own name, unresolved because its resolver timed out: no third party.
+        replace(TIMED_OUT, example="connect to `host=orders-db.svc.cluster.local`: lookup i/o timeout"),
+        replace(TIMED_OUT, example="dial failed: lookup host='api.carrier-two.example' timed out"),
     ]
     assert external_hosts(lines, known=["redis-main", "rates-svc"]) == set()
     assert external_hosts([TIMED_OUT], known=["rates-svc"]) == {"api.carrier-one.example"}

@@ -99,3 +99,11 @@ def test_a_cache_alerting_on_the_setting_its_clients_quote_is_their_upstream() -
 def test_a_login_that_failed_on_a_server_error_is_no_refused_credential() -> None:
     assert own_credentials_refused("login failed: invalid credentials for user svc-report")
     assert not own_credentials_refused("login failed upstream=session-svc status=503")
+
+
+def test_a_fields_key_is_no_object() -> None:
+    keyed = replace(REFUSED, example=f"{REFUSED.example} trace_id=a24625 request_id=b7d9")
+    logged = replace(BLOCKED, example="sampled trace_id=ffe1 request_id=0c2a")
+    involved = _involved(keyed, logged)
+    link_shared_objects(involved, [keyed, logged])
+    assert not involved[0].blames
