@@ -126,6 +126,23 @@ _OWN_KEYS = frozenset({*DEFAULT_IDENTITY.labels, "__name__"})
 _EXPORTER_SUFFIX = re.compile(r"[-_](?:prometheus[-_])?exporter$")
 
 
+# Labels naming the consumer of a queue or topic (a broker exporter's `consumergroup=x-v3`).
+_CONSUMER_KEYS = ("consumergroup", "consumer_group", "group_id", "consumer")
+
+
+def consumer_of(labels: Mapping[str, str], streams: set[str]) -> str | None:
+    """The system a consumer group's series or alert is about: its lag is the consumer's trouble, not
+    the broker's. The group is named after its system, often with a version (`ingest-v3` of `ingest`)."""
+    for key in _CONSUMER_KEYS:
+        value = (labels.get(key) or "").lower()
+        named = [
+            s for s in streams if value == s.lower() or value.startswith((f"{s.lower()}-", f"{s.lower()}_"))
+        ]
+        if named:
+            return max(named, key=len)
+    return None
+
+
 def client_prefix(text: str, name: str) -> bool:
     """Whether a line names `name` as its client library's prefix ("unleash: toggles refreshed"): the
     logging system received the change from it, the change is its own."""

@@ -37,6 +37,7 @@ from graph.analysts.rules.owners import (
     client_prefix,
     collected,
     collector_jobs,
+    consumer_of,
     hosts_named_by_errors,
     named_instance,
     node_of,
@@ -185,7 +186,8 @@ def _profile(
         ):
             continue
         system = (
-            collected(anomaly.labels, anomaly.service, collectors)
+            consumer_of(anomaly.labels, streams)
+            or collected(anomaly.labels, anomaly.service, collectors)
             or on_machine(anomaly.labels, anomaly.service, hosts)
             or node_of(anomaly.labels, anomaly.service, machines, streams)
             or system_of(anomaly, alerted)
@@ -197,7 +199,8 @@ def _profile(
         # An exporter job's alert on one instance is that instance's, when the instance logs under
         # its own name (`job=zookeeper instance=zk-2:7000` and zk-2's log stream).
         system = (
-            collected(group.labels, group.service, collectors)
+            consumer_of(group.labels, streams)
+            or collected(group.labels, group.service, collectors)
             or on_machine(group.labels, group.service, hosts)
             or node_of(group.labels, group.service, machines, streams)
             or named_instance(group.labels, streams, group.service)

@@ -1,4 +1,5 @@
-"""A machine two agents are scraped at, named by a cluster's `node` label, and its own agent's lines."""
+"""Whose series an agent or exporter reports: a machine two agents are scraped at (named by a cluster's
+`node` label) and its own agent's lines; a consumer group's lag and the consumer it names."""
 
 from __future__ import annotations
 
@@ -66,3 +67,22 @@ def test_one_agent_alone_makes_no_machine() -> None:
     digest = Digest(anomalies=[HOST_LOAD], log_patterns=[QUEUE], alert_groups=[LOBBY_ERRORS])
     draft = diagnose_digest(ask("players are stuck finding a match, what's going on?", digest))
     assert draft.root_cause is not None and draft.root_cause.service != NODE
+
+
+def test_a_consumer_groups_lag_is_its_consumers_trouble_not_the_brokers() -> None:
+    lag = move(
+        "kafka_consumergroup_lag",
+        "broker-exporter",
+        "2026-03-01T10:15:00Z",
+        {"job": "broker-exporter", "instance": "broker-exporter:9308", "consumergroup": "readings-ingest-v3"},
+    )
+    stuck = lines(
+        "readings-ingest",
+        "Error deserializing key/value for partition readings-4 at offset 182",
+        "2026-03-01T10:52:53Z",
+        count=34,
+    )
+    draft = diagnose_digest(
+        ask("readings stopped updating, is the broker broken?", Digest(anomalies=[lag], log_patterns=[stuck]))
+    )
+    assert draft.root_cause is not None and draft.root_cause.service == "readings-ingest"
