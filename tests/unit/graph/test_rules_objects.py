@@ -45,7 +45,7 @@ NEIGHBOUR = replace(
 
 def _involved(*patterns: LogPattern) -> list[Suspect]:
     caller = Suspect("feed-indexer", errors=[REFUSED])
-    others = {p.service: Suspect(p.service) for p in patterns if p.service != "feed-indexer"}
+    others = {p.service: Suspect(p.service) for p in patterns if p.service and p.service != "feed-indexer"}
     return [caller, *others.values()]
 
 
