@@ -41,7 +41,9 @@ FULL = Sizes(
     scale_out_concurrency=16,
     economy_runs=3,
     prometheus_series=(10_000, 100_000, 500_000),
-    prometheus_repeats=3,
+    # Each sample is tens of milliseconds on a shared VM: three repeats' median swung 0.9-1.6x between
+    # runs of the same code, eleven 0.75-1.24x (bench/README.md).
+    prometheus_repeats=11,
 )
 
 QUICK = Sizes(
