@@ -12,9 +12,17 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from graph.analysts.rules.addresses import address_owners, names_address
-from graph.analysts.rules.aliases import namespace_aliases, proxied_backend
 from graph.analysts.rules.dependencies import link_dependencies, mentions
 from graph.analysts.rules.external import external_hosts
+from graph.analysts.rules.joins import (
+    blame_job_members,
+    join_aliases,
+    join_carriers,
+    join_members,
+    join_proxied,
+    probed_site,
+    unblame_probed_sites,
+)
 from graph.analysts.rules.links import (
     causally_linked,
     link_database_callers,
@@ -47,7 +55,6 @@ from graph.analysts.rules.quoted import link_quoted_errors
 from graph.analysts.rules.suspect import (
     CLUSTER_SPAN,
     MIN_PATTERN_COUNT,
-    NOT_IDENTITY,
     Ranking,
     Suspect,
     instant,
@@ -63,7 +70,7 @@ from graph.analysts.rules.vocabulary import (
     WARN_LEVELS,
     categorize,
 )
-from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly, SqlSummary
+from tools.facts import Digest, LogPattern, SqlSummary
 from tools.prometheus.discovery import MonitoringStack
 
 CHANGE_LEAD = timedelta(minutes=30)  # a change this long before the onset can be its cause
@@ -76,7 +83,6 @@ BACKGROUND_GAP = timedelta(minutes=8)
 _HOLDER_COLUMN = re.compile(r"blocking|blocker|holder|holding|lock_owner", re.IGNORECASE)
 _WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
 # Words that say who is blocked or waits (and who blocks), in a server's own report of its locks.
-_MEMBER = re.compile(r"^(?P<system>[a-z][a-z0-9-]*[a-z])-\d{1,3}$")
 _SQL_FACT = re.compile(r"^(\w+)=(.+?)(?: \(\d+ of \d+ rows\))?$")
 
 
@@ -249,18 +255,18 @@ def _profile(
             ]
             for changed in named or [s]:
                 changed.changes.append(pattern)
-    _join_carriers(suspects)
-    _join_members(suspects)
+    join_carriers(suspects)
+    join_members(suspects)
     join_node_agents(suspects, machines)
-    aliases = _join_aliases(suspects, streams)
-    _join_proxied(suspects)
+    aliases = join_aliases(suspects, streams)
+    join_proxied(suspects)
     # A third party its callers' failing calls name by host is a system of its own (`external`).
     scraped = {m for labels, _ in labelled if (m := machine_of(labels))}
     for host in external_hosts(digest.log_patterns, [*suspects, *aliases, *scraped]):
         suspects.setdefault(host, Suspect(host, external=True))
     link_dependencies(suspects, aliases)
-    _unblame_probed_sites(suspects)
-    _blame_job_members(suspects)
+    unblame_probed_sites(suspects)
+    blame_job_members(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects, aliases
 
@@ -288,105 +294,8 @@ def _config_of(text: str, name: str) -> bool:
     return re.search(config, text) is not None
 
 
-def _join_carriers(suspects: dict[str, Suspect]) -> None:
-    """An alert whose only name is a label that another system's series carry (an HTTP handler that
-    a web app's request series are labelled with) is that system's alert: a group with nothing
-    else under its own name joins the one system whose moving series carry all of its identity
-    labels, so the alert and the move that explains it are judged together. Series that name the
-    lone group's system themselves (a job's series another system took by instance) carry it
-    by its own name, which says nothing about whose alert it is."""
-    for lone in list(suspects.values()):
-        if not lone.alerts or lone.anomalies or lone.errors or lone.changes:
-            continue
-        kept: list[AlertGroup] = []
-        for group in lone.alerts:
-            carriers = [
-                s
-                for s in suspects.values()
-                if s is not lone and any(carries(a, group) and a.service != lone.service for a in s.anomalies)
-            ]
-            if len(carriers) == 1:
-                carriers[0].alerts.append(group)
-            else:
-                kept.append(group)
-        if not kept and all(g.labels.get("namespace") == lone.service for g in lone.alerts):
-            # Named only by the namespace its alerts were raised in: a place, not a system (a line
-            # naming `<namespace>.<table>` is no call to it).
-            del suspects[lone.service]
-        lone.alerts = kept
-
-
-def _unblame_probed_sites(suspects: dict[str, Suspect]) -> None:
-    """A site known only by the URL a prober checks (`instance="https://www.x.example/..."`) is how
-    the incident looks from outside, not a dependency: every line of the web tier names its host
-    ("server: www.x.example"), which blames no one."""
-    for site in suspects.values():
-        if not probed_site(site):
-            continue
-        for caller in site.blamed_by:
-            if (other := suspects.get(caller)) is not None:
-                other.blames.discard(site.service)
-        site.blamed_by.clear()
-
-
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
-
-
-def probed_site(suspect: Suspect) -> bool:
-    """Whether a system is known only by the URLs a prober checks: the incident seen from outside,
-    part of it whenever others are in trouble (never a bystander to rule out), never its cause by
-    the names the web tier's lines give it."""
-    instances = [g.labels.get("instance", "") for g in suspect.alerts]
-    instances += [a.labels.get("instance", "") for a in suspect.anomalies]
-    return not suspect.errors and bool(instances) and all(_URL.match(instance) for instance in instances)
-
-
-def _blame_job_members(suspects: dict[str, Suspect]) -> None:
-    """Errors that name an exporter job ("session to coordinator timed out") blame its one member in
-    trouble (the instance whose series and alerts carry `job=coordinator`), when the job itself is
-    only a name: the member is what failed."""
-    for name, job in list(suspects.items()):
-        if not job.blamed_by or job.anomalies or job.alerts or job.errors or job.changes:
-            continue
-        members = [
-            s
-            for s in suspects.values()
-            if s is not job
-            and (
-                any(a.labels.get("job") == name for a in s.anomalies)
-                or any(g.labels.get("job") == name for g in s.alerts)
-            )
-        ]
-        if len(members) != 1:
-            continue
-        member = members[0]
-        for caller, pattern in job.blamed_by.items():
-            member.blamed_by.setdefault(caller, pattern)
-            member.job_named_by.setdefault(caller, name)
-            suspects[caller].blames = (suspects[caller].blames - {name}) | {member.service}
-        del suspects[name]
-
-
 def _related_names(one: str, other: str) -> bool:
     return one == other or one.startswith(f"{other}-") or other.startswith(f"{one}-")
-
-
-def _join_members(suspects: dict[str, Suspect]) -> None:
-    """A numbered member (`<system>-1`, an alert's instance) of a system the evidence names (its
-    log stream) is that system: its alerts and series are judged with the system's errors."""
-    for name in list(suspects):
-        match = _MEMBER.match(name)
-        whole = suspects.get(match.group("system")) if match else None
-        if whole is None:
-            continue
-        _absorb(whole, suspects.pop(name))
-
-
-def _absorb(whole: Suspect, part: Suspect) -> None:
-    whole.anomalies += part.anomalies
-    whole.errors += part.errors
-    whole.changes += part.changes
-    whole.alerts += part.alerts
 
 
 def _read_metric(metric: str) -> str:
@@ -400,17 +309,6 @@ def _background(pattern: LogPattern) -> bool:
     if first is None or last is None or last - first < BACKGROUND_SPAN:
         return False
     return (last - first) / max(pattern.count, 1) > BACKGROUND_GAP
-
-
-def carries(anomaly: MetricAnomaly, group: AlertGroup) -> bool:
-    """Whether a moving series carries every identity label of an alert group (not its name or
-    severity): the series is about what the alert is about."""
-    identity = {(k, v) for k, v in group.labels.items() if k not in NOT_IDENTITY and k not in _OWNERSHIP}
-    return bool(identity) and identity <= anomaly.labels.items()
-
-
-# Who answers for an alert, not what it is about: a series need not carry them to be the alert's.
-_OWNERSHIP = frozenset({"team", "owner", "squad", "oncall", "receiver", "tier", "priority"})
 
 
 def _link_sql_holders(suspects: dict[str, Suspect], results: Sequence[SqlSummary]) -> None:
@@ -433,29 +331,6 @@ def _link_sql_holders(suspects: dict[str, Suspect], results: Sequence[SqlSummary
                 suspects[holder].held_by_sql.append(summary)
             for waiter in waiters - {holder}:
                 suspects[waiter].blames.add(holder)
-
-
-def _join_aliases(suspects: dict[str, Suspect], streams: set[str]) -> dict[str, str]:
-    """A system known only by its bare name's signals (a probe's alert on `vault`) is the namespaced
-    system whose stream logs (`qv-vault`): joined, like a member. Returns the aliases."""
-    aliases = namespace_aliases(suspects)
-    for bare, full in aliases.items():
-        if bare in suspects and bare not in streams and full in suspects:
-            _absorb(suspects[full], suspects.pop(bare))
-    return aliases
-
-
-def _join_proxied(suspects: dict[str, Suspect]) -> None:
-    """A proxy's series about a backend (`service="team-auth-8080@kubernetescrd"`) are the backend's
-    (`auth`, whose series carry `namespace="team"`) as its callers see it: joined, like a member."""
-    namespaces = {
-        name: {ns for labels in s.label_sets() if (ns := labels.get("namespace"))}
-        for name, s in suspects.items()
-    }
-    for name in list(suspects):
-        backend = proxied_backend(name, namespaces)
-        if backend is not None and backend in suspects:
-            _absorb(suspects[backend], suspects.pop(name))
 
 
 def _densest_window(troubled: Sequence[Suspect]) -> datetime:
