@@ -100,10 +100,11 @@ def join_members(suspects: dict[str, Suspect]) -> None:
         whole = suspects.get(match.group("system")) if match else None
         if whole is None:
             continue
-        _absorb(whole, suspects.pop(name))
+        absorb(whole, suspects.pop(name))
 
 
-def _absorb(whole: Suspect, part: Suspect) -> None:
+def absorb(whole: Suspect, part: Suspect) -> None:
+    """`part`'s alerts, series and lines judged as `whole`'s."""
     whole.anomalies += part.anomalies
     whole.errors += part.errors
     whole.changes += part.changes
@@ -127,7 +128,7 @@ def join_aliases(suspects: dict[str, Suspect], streams: set[str]) -> dict[str, s
     aliases = namespace_aliases(suspects)
     for bare, full in aliases.items():
         if bare in suspects and bare not in streams and full in suspects:
-            _absorb(suspects[full], suspects.pop(bare))
+            absorb(suspects[full], suspects.pop(bare))
     return aliases
 
 
@@ -141,4 +142,4 @@ def join_proxied(suspects: dict[str, Suspect]) -> None:
     for name in list(suspects):
         backend = proxied_backend(name, namespaces)
         if backend is not None and backend in suspects:
-            _absorb(suspects[backend], suspects.pop(name))
+            absorb(suspects[backend], suspects.pop(name))

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from graph.analysts.rules.addresses import EVERY_MACHINE
+from graph.analysts.rules.joins import absorb
 from graph.analysts.rules.suspect import Suspect
 from tools.facts import Digest, LogPattern
 
@@ -102,11 +103,7 @@ def join_node_agents(suspects: dict[str, Suspect], machines: set[str]) -> None:
         (host,) = hosts if len(hosts) == 1 else (None,)
         if host is None or host not in machines or (machine := suspects.get(host)) is None:
             continue
-        machine.anomalies += agent.anomalies
-        machine.alerts += agent.alerts
-        machine.errors += agent.errors
-        machine.changes += agent.changes
-        del suspects[name]
+        absorb(machine, suspects.pop(name))
 
 
 def machine_of(labels: Mapping[str, str]) -> str | None:

@@ -34,16 +34,18 @@ _QUOTED_NAME = re.compile(r"(?<!\w)'([a-z][\w.-]{4,40})'(?!\w)")
 def link_shared_objects(involved: Sequence[Suspect], patterns: Iterable[LogPattern]) -> None:
     """Point each caller with no upstream yet at the one other involved system whose lines named an
     object of the caller's errors within ACTED_BEFORE before those errors began."""
-    lines: dict[str, list[LogPattern]] = {}
-    for pattern in patterns:
-        if pattern.service:
-            lines.setdefault(pattern.service, []).append(pattern)
+    lines = _by_service(patterns)
+    # Each line's objects and first time, read once for every caller that asks.
+    named = {
+        service: [(first, _objects(p.example)) for p in found if (first := instant(p.first_seen)) is not None]
+        for service, found in lines.items()
+    }
     names = {s.service.lower() for s in involved}
     for caller in involved:
         if caller.blames or (asked := _caller_objects(caller, lines, names)) is None:
             continue
         objects, began, pattern = asked
-        acted = {o.service for o in involved if _acted_on(lines.get(o.service, []), objects, began)}
+        acted = {o.service for o in involved if _acted_on(named.get(o.service, []), objects, began)}
         alerted = {o.service for o in involved if _alerted_on(o, objects, began)}
         actors = [other for other in involved if other is not caller and other.service in acted | alerted]
         if len(actors) == 1 and caller.service not in actors[0].blames:
@@ -53,11 +55,14 @@ def link_shared_objects(involved: Sequence[Suspect], patterns: Iterable[LogPatte
                 actors[0].alert_quoted_by.add(caller.service)
 
 
-def alerted_about(involved: Sequence[Suspect], others: Iterable[Suspect]) -> list[Suspect]:
+def alerted_about(
+    involved: Sequence[Suspect], others: Iterable[Suspect], patterns: Iterable[LogPattern]
+) -> list[Suspect]:
     """The systems outside the incident's window whose alert, still firing, names what a caller's
     errors quote (a cache alerting on its memory limit since before its clients' writes failed)."""
+    lines = _by_service(patterns)
     names = {s.service.lower() for s in involved}
-    asked = [a for caller in involved if (a := _caller_objects(caller, {}, names)) is not None]
+    asked = [a for caller in involved if (a := _caller_objects(caller, lines, names)) is not None]
     return [other for other in others if any(_alerted_on(other, o, began) for o, began, _ in asked)]
 
 
@@ -108,12 +113,15 @@ def _own_words(caller: Suspect, patterns: Sequence[LogPattern]) -> set[str]:
     return own
 
 
-def _acted_on(patterns: Sequence[LogPattern], objects: set[str], began: datetime) -> bool:
-    """Whether a line of these (any level) first named one of `objects` shortly before `began`."""
+def _acted_on(named: Sequence[tuple[datetime, set[str]]], objects: set[str], began: datetime) -> bool:
+    """Whether a line (any level; its first time and objects) first named one of `objects` shortly
+    before `began`."""
+    return any(began - ACTED_BEFORE <= first <= began and objects & found for first, found in named)
+
+
+def _by_service(patterns: Iterable[LogPattern]) -> dict[str, list[LogPattern]]:
+    lines: dict[str, list[LogPattern]] = {}
     for pattern in patterns:
-        first = instant(pattern.first_seen)
-        if first is None or not (began - ACTED_BEFORE <= first <= began):
-            continue
-        if objects & _objects(pattern.example):
-            return True
-    return False
+        if pattern.service:
+            lines.setdefault(pattern.service, []).append(pattern)
+    return lines

@@ -134,7 +134,8 @@ def consumer_of(labels: Mapping[str, str], streams: set[str]) -> str | None:
     """The system a consumer group's series or alert is about: its lag is the consumer's trouble, not
     the broker's. The group is named after its system, often with a version (`ingest-v3` of `ingest`)."""
     for key in _CONSUMER_KEYS:
-        value = (labels.get(key) or "").lower()
+        if not (value := (labels.get(key) or "").lower()):
+            continue
         named = [
             s for s in streams if value == s.lower() or value.startswith((f"{s.lower()}-", f"{s.lower()}_"))
         ]

@@ -120,7 +120,7 @@ def rank_suspects(
             suspect.onset = start
             involved.append(suspect)
     # A system alerting on what the incident's errors quote ("> 'maxmemory'") is in it, however early.
-    for suspect in alerted_about(involved, herrings):
+    for suspect in alerted_about(involved, herrings, digest.log_patterns):
         herrings = [h for h in herrings if h is not suspect]
         suspect.onset = start
         involved.append(suspect)
