@@ -14,7 +14,7 @@ import httpx
 from tests.lab.judge import Judgement, judge
 from tests.lab.probes import LabTimeout, active_alerts, alert_active, wait_until
 from tests.lab.scenarios import SCENARIOS, Scenario
-from tests.lab.service import Answer, ask, lab_service
+from tests.lab.service import Answer, ask, guard_record, lab_service
 from tests.lab.stack import LabStack
 
 FIRE_BOUND_S = 90.0  # the slowest rule (CPU: a 10 s rate, then 5 s pending) fires well within this
@@ -172,6 +172,8 @@ async def _ask_all(
         expected = overrides.get(question, culprits)
         judgement = judge(answer, expected, foreign=foreign)
         report.rows.append(Row(scenario, question, answer, judgement, firing, expected))
+        if judgement.verdict != "right":
+            report.notes.append(f"{scenario} / {question}: guard: {await guard_record(client, answer)}")
 
 
 async def _wait(condition: Callable[[], bool], bound_s: float, what: str) -> float:

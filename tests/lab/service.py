@@ -35,6 +35,8 @@ class Answer:
     events: list[str] = field(default_factory=list)
     outcome: str | None = None  # the done event's outcome; None when the stream never finished
     content: dict[str, Any] | None = None
+    session_id: str = ""
+    run_id: str = ""  # from the stream's metadata event: where the stored run can be read back
 
     @property
     def terminal(self) -> bool:
@@ -91,9 +93,24 @@ async def ask(client: httpx.AsyncClient, question: str) -> Answer:
             async for event in source.aiter_sse():
                 answer.events.append(event.event)
                 data = json.loads(event.data) if event.data else None
-                if event.event == "content":
+                if event.event == "metadata" and isinstance(data, dict):
+                    answer.session_id, answer.run_id = str(data["session_id"]), str(data["run_id"])
+                elif event.event == "content":
                     answer.content = data
                 elif event.event == "done" and isinstance(data, dict):
                     answer.outcome = str(data.get("outcome"))
     answer.seconds = time.monotonic() - started
     return answer
+
+
+async def guard_record(client: httpx.AsyncClient, answer: Answer) -> str:
+    """What EvidenceGuard rejected in the stored run of `answer` (repaired or left), for a wrong row's
+    note: a statement thinned by a repair says why only there."""
+    if not answer.run_id:
+        return "no run id"
+    response = await client.get(f"/api/diagnosis/{answer.session_id}/trace", params={"runId": answer.run_id})
+    if response.status_code != 200:
+        return f"trace HTTP {response.status_code}"
+    guard = (response.json()["data"].get("self_evaluation") or {}).get("evidence_guard") or {}
+    rejected = [*guard.get("repaired", []), *guard.get("violations", [])]
+    return "; ".join(rejected)[:600] or "guard passed first time"

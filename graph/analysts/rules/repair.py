@@ -10,6 +10,8 @@ from graph.analysts.rules.onset import read_window
 
 _LABEL = re.compile(r"^(finding|ruled_out) (\d+) ")
 _MISSING_ENTITY = re.compile(r"asserts entity '([^']+)' not found")
+_ROOT_CLAIM = re.compile(r"^root cause asserts \w+ '(.+)' not found in ")
+_CLOCK_CLAIM = re.compile(r"^t(\d\d:\d\d)$")  # the guard's form of a clock time ("t10:52")
 
 
 def repair_draft(request: RepairRequest) -> Repair:
@@ -45,9 +47,10 @@ def _without_violations(draft: Draft, violations: Sequence[str]) -> Draft:
     if any(v.startswith("summary ") for v in violations):
         update["summary"] = f"Root cause: {root.service}." if root else "See the findings below."
     if root is not None and any(v.startswith("root cause ") for v in violations):
-        update["root_cause"] = root.model_copy(
-            update={"statement": f"{root.service} is the most likely origin."}
+        statement = (
+            _supported_statement(root.statement, violations) or f"{root.service} is the most likely origin."
         )
+        update["root_cause"] = root.model_copy(update={"statement": statement})
     repaired = draft.model_copy(update=update)
     if other and draft.root_cause is not None and not findings:
         # Nothing left supports the root cause: say so rather than keep an unsupported claim.
@@ -58,3 +61,23 @@ def _without_violations(draft: Draft, violations: Sequence[str]) -> Draft:
             }
         )
     return repaired
+
+
+def _supported_statement(statement: str, violations: Sequence[str]) -> str | None:
+    """`statement` without the signals whose claims the guard could not find: the identity and where it
+    is (`x (instance=..., mountpoint=...)`) and every other signal stay. None when the identity itself
+    carries a rejected claim, or a rejected claim is in no part that can go."""
+    rejected = [v for v in violations if v.startswith("root cause ")]
+    claims = [_CLOCK_CLAIM.sub(r"\1", m.group(1)) for v in rejected if (m := _ROOT_CLAIM.match(v))]
+    if len(claims) < len(rejected):
+        return None
+    # The analysts write "<identity>: <signal>; <signal>; <link>." (rules/diagnose.py `_statement`).
+    first, *others = statement.rstrip(".").split("; ")
+    identity, _, signal = first.partition(": ")
+    parts = [part for part in [signal, *others] if part]
+    bad = [part for part in parts if any(claim in part.lower() for claim in claims)]
+    covered = all(any(claim in part.lower() for part in bad) for claim in claims)
+    if not covered or any(claim in identity.lower() for claim in claims):
+        return None
+    kept = [part for part in parts if part not in bad]
+    return f"{identity}: {'; '.join(kept)}." if kept else None

@@ -34,4 +34,8 @@ async def node_evidence_guard(state: DiagnosisState, runtime: Runtime[RunContext
         entities=run_entities(items),
         runbook_text=runbook_names(items),
     )
-    return {"draft": result.draft, "violations": result.violations, "guard_report": result.report()}
+    report = result.report()
+    if earlier := state.get("violations"):
+        # What an earlier pass rejected and repair changed: the stored run says why a statement is thin.
+        report["repaired"] = earlier[:20]
+    return {"draft": result.draft, "violations": result.violations, "guard_report": report}

@@ -99,6 +99,10 @@ async def test_repair_fixes_a_draft_citing_an_unknown_id() -> None:
     path = result.trace["path"]
     assert path[path.index("evidence_guard") + 1] == "repair"
     assert path[-3:] == ["evidence_guard", "semantic_guard", "composer"]
+    # The stored self-evaluation says what the repair changed: the first pass's rejection.
+    guard = result.self_evaluation["evidence_guard"]
+    assert guard["passed"] is True
+    assert any("unknown evidence id" in violation for violation in guard["repaired"])
 
 
 async def test_repair_can_gather_targeted_evidence_once() -> None:
