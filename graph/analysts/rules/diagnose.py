@@ -18,10 +18,11 @@ from graph.analysts.rules.joins import carries
 from graph.analysts.rules.links import link_same_machine, pointed_at_by
 from graph.analysts.rules.members import software_host, trouble_member, trouble_pod
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.scope import named_alert_groups, scope_ranking, scoped_service, unseen_systems
+from graph.analysts.rules.scope import named_alert_groups, scoped_service, unseen_systems
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import changes_near, rank_suspects
+from graph.analysts.rules.upstream import scope_ranking
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
 from graph.analysts.rules.vocabulary import (
     CATEGORY_ADVICE,

@@ -1,28 +1,19 @@
-"""Scopes the ranking to the one service an alert-focused question is about.
-
-"Alert X is firing on S" asks about S's trouble, not about whatever else is burning: the root cause is
-S itself unless evidence ties S's symptoms to another service (S's errors name it, or S talks to it
-and its trouble began first). Anything the ranking put first without such a link is an unrelated
-incident: named and set aside, never blamed for S's alert.
+"""The one service (or host, or alert) a question is about, and the systems it names that no evidence
+knows. "Alert X is firing on S" asks about S's trouble, not about whatever else is burning: the ranking
+seen from S is `rules.upstream`'s.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
-from datetime import UTC, datetime, timedelta
 
-from graph.analysts.rules.dependencies import mentions
-from graph.analysts.rules.links import link_same_machine
 from graph.analysts.rules.machines import without_port
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.suspect import NOT_IDENTITY, Ranking, Suspect
-from graph.analysts.rules.suspects import CHANGE_LEAD
-from graph.analysts.rules.vocabulary import ALERT_FOCUS, ERROR_LEVELS
-from tools.digest.labels import parse_instant
+from graph.analysts.rules.suspect import NOT_IDENTITY
+from graph.analysts.rules.vocabulary import ALERT_FOCUS
 from tools.facts import AlertGroup, Digest
-from tools.identity import DEFAULT_IDENTITY, workload_of_pod
+from tools.identity import workload_of_pod
 
 
 def scoped_service(
@@ -237,188 +228,3 @@ def named_alert_groups(question: str, digest: Digest) -> list[AlertGroup]:
 def alert_scoped(question: str) -> bool:
     """Whether the question is about an alert ("Alert X is firing on S")."""
     return bool(ALERT_FOCUS.search(question))
-
-
-def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
-    """The ranking seen from `target`: its own trouble first unless evidence points past it."""
-    everyone = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
-    name = ranking.aliases.get(target, target)  # `vault` asked, `qv-vault` logging
-    scoped = everyone.get(name) or _carrier(target, everyone.values())
-    if scoped is None:
-        # What the question names shows no trouble to rank: other problems are listed, never
-        # substituted. Errors of its own too rare to rank (one failed export) are still its trouble
-        # when the question is about it.
-        own = _own_errors(target, digest)
-        return Ranking([own] if own else [], [], own.onset if own else None, unrelated=ranking.ranked[:3])
-    if not (scoped.anomalies or scoped.errors):
-        link_same_machine(scoped, list(everyone.values()))  # others' errors on its alert's machine
-    depth = _causes(scoped, everyone, digest)
-    if ranking.ranked and ranking.ranked[0].service in depth:
-        return ranking
-    root = _furthest(depth, everyone)
-    if (began := _began(scoped)) is not None and (changed := _change_before(root, began)) is not None:
-        root.onset = changed  # its trouble began with the change that began the target's
-    unrelated = ranking.ranked[:1]
-    linked = [s for s in ranking.ranked if s.service in depth and s is not root]
-    if any(s is root for s in ranking.ranked):
-        herrings = [s for s in ranking.herrings if s.service not in depth]
-        return replace(ranking, ranked=[root, *linked], herrings=herrings, unrelated=unrelated)
-    # The root's trouble lies outside the incident window (or was too quiet to rank): judge it in its
-    # own time.
-    root.onset = _began(root)
-    return Ranking([root, *linked], [], root.onset, unrelated)
-
-
-def _own_errors(target: str, digest: Digest) -> Suspect | None:
-    """`target` with the error lines it logged, however few; None when it logged none."""
-    errors = [
-        p for p in digest.log_patterns if p.service == target and (p.level or "").lower() in ERROR_LEVELS
-    ]
-    if not errors:
-        return None
-    starts = sorted(t for p in errors if (t := parse_instant(p.first_seen)) is not None)
-    return Suspect(target, errors=errors, onset=starts[0] if starts else None)
-
-
-def _carrier(target: str, suspects: Iterable[Suspect]) -> Suspect | None:
-    """The one troubled system whose alerts or series carry `target` as a label value (the exporter's
-    job on the alert's instance): a question naming the job asks about that instance."""
-    name = target.lower()
-    carriers = [
-        suspect
-        for suspect in suspects
-        if any(name in {v.lower() for v in g.labels.values()} for g in suspect.alerts)
-        or any(name in {v.lower() for v in a.labels.values()} for a in suspect.anomalies)
-    ]
-    if len(carriers) > 1:
-        # Several members of what the question names (an exporter job's instances): the one in the
-        # most trouble, when one stands out.
-        carriers.sort(key=lambda s: -s.score)
-        return carriers[0] if carriers[0].score > carriers[1].score else None
-    return carriers[0] if carriers else None
-
-
-def _causes(scoped: Suspect, everyone: dict[str, Suspect], digest: Digest) -> dict[str, int]:
-    """The scoped service and every service its symptoms lead to, with how many links away each is."""
-    depth = {scoped.service: 0}
-    frontier = [scoped]
-    while frontier:
-        current = frontier.pop(0)
-        for name in sorted(_upstream(current, everyone, digest)):
-            if name not in depth:
-                depth[name] = depth[current.service] + 1
-                frontier.append(everyone[name])
-    return depth
-
-
-def _furthest(depth: dict[str, int], everyone: dict[str, Suspect]) -> Suspect:
-    """The furthest link upstream explains the rest of the chain; the earlier start breaks ties."""
-    never = datetime.max.replace(tzinfo=UTC)
-
-    def order(name: str) -> tuple[int, float]:
-        return (-depth[name], (_began(everyone[name]) or never).timestamp())
-
-    return everyone[min(depth, key=order)]
-
-
-def _upstream(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) -> set[str]:
-    """Services `suspect`'s errors name, services it calls whose trouble began before its own,
-    services whose signals began before its errors (cause before effect), and the failing consumers
-    of a queue it backs up."""
-    named = {name for name in suspect.blames if name in everyone}
-    named |= {name for name, other in everyone.items() if suspect.service in other.precedes}
-    began = _began(suspect)
-    if began is not None:
-        named |= _changed_clients(suspect, began, everyone, digest)
-    named |= _failing_consumers(suspect, everyone, digest)
-    for name in _callees(suspect.service, everyone, digest):
-        other = _began(everyone[name])
-        if began is not None and other is not None and other < began:
-            named.add(name)
-    return named
-
-
-_RESOURCES = frozenset(DEFAULT_IDENTITY.resources)
-# Naming labels that say what kind of thing a series is about (`queue_name`, `topic`, `stream_arn`).
-_KIND = re.compile(r"_?(?:name|names|id|arn|url)$", re.IGNORECASE)
-_KINDS = frozenset({"queue", "topic", "stream", "bucket", "table", "database"})
-STEP_SLACK = timedelta(minutes=2)
-
-
-def _changed_clients(
-    suspect: Suspect, began: datetime, everyone: dict[str, Suspect], digest: Digest
-) -> set[str]:
-    """Systems whose lines name `suspect` (or the queue, topic or database its series are about) and
-    that changed or restarted just before its trouble began: a consumer deployed a minute before its
-    queue's backlog grew is that backlog's cause, though the backlog is where the alert fires."""
-    marks = {
-        suspect.service,
-        *(v for labels in suspect.label_sets() for k, v in labels.items() if k in _RESOURCES),
-    }
-    # What it is, by its series' naming label (`queue_name` -> "queue"): a consumer's "returning all
-    # 25 records to queue" speaks of it without its name. Only one changed system may say so.
-    kinds = {k for labels in suspect.label_sets() for key in labels if (k := _KIND.sub("", key)) in _KINDS}
-    found: set[str] = set()
-    kind_only: set[str] = set()
-    for name, other in everyone.items():
-        if name == suspect.service or _change_before(other, began) is None:
-            continue
-        said = " ".join(f"{p.template} {p.example}" for p in digest.log_patterns if p.service == name)
-        if any(len(mark) >= 4 and mentions(said, mark) for mark in marks):
-            found.add(name)
-        elif any(mentions(said.lower(), kind) for kind in kinds):
-            kind_only.add(name)
-    return found or (kind_only if len(kind_only) == 1 else set())
-
-
-def _failing_consumers(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) -> set[str]:
-    """Failing systems whose lines or series name a queue or topic that backs up with no errors of
-    its broker's own (`queue=origin-sync` and `origin_sync_uploads_total`): a backlog grows because
-    its consumer fails (its lines may come later, as its retries give up), so the consumer is
-    upstream of it. A database's failing clients are its effects, not its causes: only queues and
-    topics are read so; a broker that fails itself is not a backlog."""
-    marks = {_spaced(v) for labels in suspect.label_sets() for k, v in labels.items() if k in _CONSUMED}
-    found: set[str] = set()
-    for name, other in everyone.items():
-        failing = any(p.count >= 3 for p in other.errors)
-        if name == suspect.service or not marks or suspect.errors or not failing:
-            continue
-        said = [f"{p.template} {p.example}" for p in digest.log_patterns if p.service == name]
-        said += [a.metric for a in digest.anomalies if a.service == name]
-        text = f" {_spaced(' '.join(said))} "
-        if any(len(mark) >= 4 and f" {mark} " in text for mark in marks):
-            found.add(name)
-    return found
-
-
-_CONSUMED = frozenset({"queue", "queue_name", "topic", "topic_name", "stream", "stream_name"})
-
-
-def _spaced(text: str) -> str:
-    """`origin_sync_uploads_total` and `origin-sync` as words: "origin sync uploads total"."""
-    return " ".join(re.split(r"[\W_]+", text.lower())).strip()
-
-
-def _change_before(suspect: Suspect, began: datetime) -> datetime | None:
-    """The first change or restart of `suspect` up to CHANGE_LEAD before `began` (or within a step of
-    a minute-resolution series after it: a cloud metric's 13:11 point covers up to 13:12), if any."""
-    return next((t for t in suspect.change_times() if began - CHANGE_LEAD <= t <= began + STEP_SLACK), None)
-
-
-def _callees(service: str, everyone: dict[str, Suspect], digest: Digest) -> set[str]:
-    """Other services `service`'s own log lines or metric labels mention: what it talks to."""
-    texts = [f"{p.template} {p.example}" for p in digest.log_patterns if p.service == service]
-    texts += [
-        " ".join(value for key, value in a.labels.items() if key != "service")
-        for a in digest.anomalies
-        if a.service == service
-    ]
-    text = " ".join(texts).lower()
-    return {name for name in everyone if name != service and mentions(text, name)}
-
-
-def _began(suspect: Suspect) -> datetime | None:
-    if suspect.onset is not None:
-        return suspect.onset
-    events = suspect.events()
-    return events[0] if events else None
