@@ -199,10 +199,18 @@ def _symptom_findings(root: Suspect, ranking: Ranking, focus: Sequence[str]) -> 
         asked = suspect.service.lower() in focus or any(
             term in suspect.service.lower().replace("_", "-").split("-") for term in focus
         )
+        # Or asked by the instance its exporter's series carry ("what is overloading db-2?").
+        asked = asked or any(v.lower() in focus for labels in suspect.label_sets() for v in labels.values())
         callers = pointed_at_by(root)
-        if asked and suspect.errors and suspect.service not in callers:
+        if not asked or suspect.service in callers:
+            continue
+        if suspect.errors:
             pattern = max(suspect.errors, key=lambda p: p.count)
             found.append((suspect.service, say.pattern_finding(suspect.service, pattern)))
+        elif suspect.alerts:
+            # Asked about and only alerted on (a database whose load rose after its cache emptied): what
+            # fires there is what the question saw.
+            found.append((suspect.service, say.alert_finding(suspect.service, suspect.alerts[:1])))
     return found[:2]
 
 

@@ -117,6 +117,8 @@ def _upstream(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) ->
     if began is not None:
         named |= _changed_clients(suspect, began, everyone, digest)
     named |= _failing_consumers(suspect, everyone, digest)
+    if began is not None:
+        named |= _restarted_just_before(suspect, began, everyone)
     for name in _callees(suspect.service, everyone, digest):
         other = _began(everyone[name])
         if began is not None and other is not None and other < began:
@@ -129,6 +131,7 @@ _RESOURCES = frozenset(DEFAULT_IDENTITY.resources)
 _KIND = re.compile(r"_?(?:name|names|id|arn|url)$", re.IGNORECASE)
 _KINDS = frozenset({"queue", "topic", "stream", "bucket", "table", "database"})
 STEP_SLACK = timedelta(minutes=2)
+RESTART_LEAD = timedelta(minutes=5)  # a restart this close before the onset, with no link, is its trigger
 
 
 def _changed_clients(
@@ -183,6 +186,21 @@ _CONSUMED = frozenset({"queue", "queue_name", "topic", "topic_name", "stream", "
 def _spaced(text: str) -> str:
     """`origin_sync_uploads_total` and `origin-sync` as words: "origin sync uploads total"."""
     return " ".join(re.split(r"[\W_]+", text.lower())).strip()
+
+
+def _restarted_just_before(suspect: Suspect, began: datetime, everyone: dict[str, Suspect]) -> set[str]:
+    """The one other system whose process started again within RESTART_LEAD before `suspect`'s trouble
+    began, when `suspect` itself neither changed nor restarted: a cache that came back empty a minute
+    before its database's load rose is the cause of that load, though no line names it. Two restarts
+    there say nothing about which one."""
+    if suspect.change_times():
+        return set()
+    found = {
+        name
+        for name, other in everyone.items()
+        if name != suspect.service and any(began - RESTART_LEAD <= t <= began for t in other.restarts())
+    }
+    return found if len(found) == 1 else set()
 
 
 def _change_before(suspect: Suspect, began: datetime) -> datetime | None:
