@@ -13,6 +13,7 @@ from datetime import datetime, timedelta
 from graph.analysts.base import DiagnoseRequest, Draft, Finding, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.addresses import carrying, scraped_as
+from graph.analysts.rules.categories import CATEGORY_ADVICE, categorize
 from graph.analysts.rules.dated import dated_system
 from graph.analysts.rules.joins import carries
 from graph.analysts.rules.links import link_same_machine, pointed_at_by
@@ -24,14 +25,7 @@ from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import changes_near, rank_suspects
 from graph.analysts.rules.upstream import scope_ranking
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
-from graph.analysts.rules.vocabulary import (
-    CATEGORY_ADVICE,
-    CONFIG_CHANGE,
-    HEALTH_CHECK,
-    MORE_IS_BETTER,
-    ROLLOUT,
-    categorize,
-)
+from graph.analysts.rules.vocabulary import CONFIG_CHANGE, HEALTH_CHECK, MORE_IS_BETTER, ROLLOUT
 from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
 from tools.prometheus.discovery import DEFAULT_STACK, MonitoringStack, question_words
@@ -271,7 +265,7 @@ def _category_text(root: Suspect, ranking: Ranking) -> str:
     # down is not a slow dependency): its words decide only when nothing else speaks.
     if not parts:
         parts = [p.example for p in root.errors if p.origin]
-    # One signal a line: the category is what most signals speak of (`vocabulary.categorize`).
+    # One signal a line: the category is what most signals speak of (`categories.categorize`).
     return "\n".join(part.replace("\n", " ") for part in parts)
 
 

@@ -8,9 +8,10 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from graph.analysts.rules.categories import GENERIC_CATEGORIES, categorize
 from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling
-from graph.analysts.rules.vocabulary import GENERIC_CATEGORIES, categorize, readable
+from graph.analysts.rules.vocabulary import readable
 from tools.facts import LogPattern
 
 # An error that says the failure is on the far side of a call (a proxy's upstream, a peer, a backend,

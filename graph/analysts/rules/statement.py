@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from graph.analysts.rules import findings as say
+from graph.analysts.rules.categories import categorize
 from graph.analysts.rules.suspect import Suspect
-from graph.analysts.rules.vocabulary import categorize
 from tools.facts import AlertGroup, LogPattern, MetricAnomaly
 
 MAX_SIGNALS = 4

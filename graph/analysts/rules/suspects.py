@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 
 from graph.analysts.rules.addresses import address_owners, names_address
+from graph.analysts.rules.categories import EXHAUSTED, categorize
 from graph.analysts.rules.dependencies import link_dependencies, mentions
 from graph.analysts.rules.external import external_hosts
 from graph.analysts.rules.joins import (
@@ -60,16 +61,7 @@ from graph.analysts.rules.suspect import (
     instant,
     troubling,
 )
-from graph.analysts.rules.vocabulary import (
-    CHANGE,
-    ERROR_LEVELS,
-    EVENT,
-    EXHAUSTED,
-    RAN_OUT,
-    SEVERE_ALERTS,
-    WARN_LEVELS,
-    categorize,
-)
+from graph.analysts.rules.vocabulary import CHANGE, ERROR_LEVELS, EVENT, RAN_OUT, SEVERE_ALERTS, WARN_LEVELS
 from tools.facts import Digest, LogPattern, SqlSummary
 from tools.prometheus.discovery import MonitoringStack
 

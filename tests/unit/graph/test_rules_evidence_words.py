@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from graph.analysts.rules.categories import categorize
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.suspects import rank_suspects
-from graph.analysts.rules.vocabulary import CHANGE, CONFIG_CHANGE, categorize
+from graph.analysts.rules.vocabulary import CHANGE, CONFIG_CHANGE
 from tests.unit.graph.digest_facts import alert, ask, lines, move
 from tools.facts import Digest
 

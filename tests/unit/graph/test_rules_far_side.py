@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from graph.analysts.rules.categories import categorize
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.links import relays
 from graph.analysts.rules.suspect import Suspect
-from graph.analysts.rules.vocabulary import categorize
 from tests.unit.graph.digest_facts import alert, ask, lines
 from tools.facts import Digest, LogPattern
 

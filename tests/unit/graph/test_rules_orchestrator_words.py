@@ -4,8 +4,9 @@ resolve in a database client's words is DNS."""
 
 from __future__ import annotations
 
+from graph.analysts.rules.categories import categorize
 from graph.analysts.rules.diagnose import diagnose_digest
-from graph.analysts.rules.vocabulary import CHANGE, categorize
+from graph.analysts.rules.vocabulary import CHANGE
 from tests.unit.graph.digest_facts import alert, ask, lines, move
 from tools.facts import Digest
 

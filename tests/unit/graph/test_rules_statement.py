@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.categories import categorize
 from graph.analysts.rules.diagnose import diagnose_digest
-from graph.analysts.rules.vocabulary import categorize
 from tools.facts import Digest, MetricAnomaly
 
 
