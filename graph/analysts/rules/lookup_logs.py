@@ -1,0 +1,193 @@
+"""Log questions: "the last 20 ERROR lines from X", "grep X's logs for 'timeout'", "how many 5xx did
+X log since 14:00", "error logs in namespace N".
+
+A log read takes its filters from the question's own words: the system it names ("service X", "X's
+logs", "from X"), a level, a quoted or "containing" phrase (or an upper-case code the lines carry), an
+HTTP status class, labels such as a namespace or a node, a window and a number of lines. A question
+that counts lines gets one `count_logs` call with its most exact filter.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from graph.analysts.base import PlannedCall
+from graph.analysts.rules.lookup_words import LOGS, NOT_A_NAME, QUOTED, LookupAsk, first_group, window_minutes
+
+# A lookup reads logs over a day unless the question gives a window (ToolLimits.max_range_minutes).
+LOG_WINDOW_MINUTES = 1_440
+DEFAULT_LINES = 100
+MAX_LINES = 500
+# "How many 5xx did the proxy log", "how many errors were in X's logs", "count the warnings X logged":
+# a number of lines, read by `count_logs`.
+COUNT_LINES = re.compile(
+    r"^(?:how\s+many\b|count\b|number\s+of\b)(?=.*\blog(?:s|ged)?\b)|"
+    r"^how\s+many\b(?=.*\b(?:errors?|warnings?|lines|entries)\b)(?=.*\b(?:since|last|past)\b)",
+    re.IGNORECASE,
+)
+_STATUS_CLASS = re.compile(r"\b([45])xx\b", re.IGNORECASE)
+_LEVEL_WORD = re.compile(
+    r"\b(errors?|error lines?|warnings?|warns?|fatal|critical|debug|info)\b", re.IGNORECASE
+)
+_LEVELS = {
+    "error": "error",
+    "errors": "error",
+    "warning": "warn",
+    "warnings": "warn",
+    "warn": "warn",
+    "warns": "warn",
+    "fatal": "fatal",
+    "critical": "critical",
+    "debug": "debug",
+    "info": "info",
+}
+_LAST_N = re.compile(
+    r"\b(?:last|latest|newest|recent|most recent|first|top)\s+(\d{1,5})\b|\b(\d{1,5})\s+"
+    r"(?:(?:most\s+recent|latest|newest|last|recent)\s+)?(?:\w+\s+)?(?:log\s+)?"
+    r"(?:lines|entries|messages|logs|rows|errors|warnings)\b",
+    re.IGNORECASE,
+)
+# An upper-case code with an underscore (`TCP_DENIED`, `ER_LOCK_WAIT`): a token log lines carry.
+_CODE_TOKEN = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
+_GREP_FOR = re.compile(r"\b(?:grep|search)\b.{1,80}?\s+for\s+([^\s,;]+)", re.IGNORECASE)
+_CONTAINING = re.compile(
+    r"\b(?:containing|contains|contain|matching|match|mentioning|mention|with the (?:text|word|phrase)|"
+    r"grep(?:\s+for)?|search(?:\s+for)?|look(?:ing)? for)\s+([^\s,;]+)",
+    re.IGNORECASE,
+)
+_LABEL = re.compile(
+    r"\b(namespace|ns|pod|container|host|hostname|node|instance|cluster|region|zone|env|environment)\b"
+    r"\s*[=:]?\s*[\"'`]?([A-Za-z0-9_.:/-]+)",
+    re.IGNORECASE,
+)
+_LABEL_NAMES = {"ns": "namespace", "hostname": "host", "environment": "env"}
+_SERVICE_PATTERNS = (
+    re.compile(r"\b(?:service|app|application|job|workload|deployment)\s+[\"'`]?([A-Za-z0-9_.-]+)", re.I),
+    re.compile(r"\b([A-Za-z0-9_.-]+)'s\s+(?:logs?|errors?|warnings?|lines)\b", re.I),
+    re.compile(r"\b(?:logs?|lines|errors?|warnings?)\s+(?:of|from|for|in)\s+(?:the\s+)?([\w.-]+)", re.I),
+    # A lookahead: "of for X" must still find X after skipping "for".
+    re.compile(r"\b(?:from|of|for|in|on)\s+(?:the\s+)?(?=([A-Za-z0-9_.-]+)\b)", re.I),
+    re.compile(r"\b([A-Za-z0-9_.-]+)\s+(?:service\s+)?(?:logs?|log lines)\b", re.I),
+    # "the last 3 ERROR lines ripple-enricher logged"
+    re.compile(
+        r"\b(?:lines|errors?|warnings?|entries)\s+(?:that\s+)?([A-Za-z0-9_.-]+)\s+(?:logged|wrote|emitted)\b",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:did|does|do|is|are|has|have)\s+(?:the\s+)?([\w.-]+)\s+(?:service\s+)?"
+        r"(?:log|logged|logging|throw|threw|thrown|throwing|emit|emitted|emitting|report|reported|print|printed)\b",
+        re.I,
+    ),
+)
+
+
+def labels_named(text: str) -> dict[str, str]:
+    """`node tansy-wk-07`, `namespace=web`: the labels a question filters lines by."""
+    return {_label_name(m.group(1)): m.group(2).rstrip(".,;:!?/-") for m in _LABEL.finditer(text)}
+
+
+def log_read(text: str, labels: dict[str, str]) -> dict[str, Any]:
+    """A log read's window, line limit and label filters, as the question gives them."""
+    args: dict[str, Any] = {"window_minutes": window_minutes(text) or LOG_WINDOW_MINUTES}
+    args["limit"] = min(_lines_asked(text) or DEFAULT_LINES, MAX_LINES)
+    return args | ({"labels": labels} if labels else {})
+
+
+def logs(text: str) -> LookupAsk | None:
+    """Log lines with the question's filters; None when it names no filter and no log noun."""
+    labels = labels_named(text)
+    phrase, level, exact = _phrase_and_level(text)
+    service = named_service(text, skip=set(labels.values()) | ({phrase} if phrase else set()))
+    status = _STATUS_CLASS.search(text)
+    if not (LOGS.search(text) or level or phrase or status):
+        return None
+    args = log_read(text, labels)
+    if service:
+        args["service"] = service
+    if COUNT_LINES.match(text):
+        # One count with every filter the question gives: a phrase is more exact than its level, a
+        # status class ("5xx") is what an access log records, not a level.
+        args.pop("limit", None)
+        if status is not None:
+            args["status_class"] = f"{status.group(1)}xx"
+        elif phrase or exact:
+            args["contains"] = phrase or exact
+        elif level:
+            args["level"] = level
+        count = PlannedCall(tool="count_logs", args=args, purpose="lookup")
+        return LookupAsk("logs", (count,), services=(service,) if service else ())
+    if status is not None:
+        args["status_class"] = f"{status.group(1)}xx"
+    calls = []
+    if level:
+        calls.append(PlannedCall(tool="query_logs", args={**args, "level": level}, purpose="lookup"))
+    if contains := phrase or exact:
+        calls.append(PlannedCall(tool="query_logs", args={**args, "contains": contains}, purpose="lookup"))
+    if not calls:
+        calls.append(PlannedCall(tool="query_logs", args=args, purpose="lookup"))
+    return LookupAsk("logs", tuple(calls), services=(service,) if service else ())
+
+
+def _phrase_and_level(text: str) -> tuple[str | None, str | None, str | None]:
+    """(quoted or "containing" phrase, level asked, the level word as written in capitals).
+
+    "containing ERROR" asks for lines at level error and for lines whose text holds "ERROR" (many
+    logs carry the level only in the message): both queries run and their lines are merged.
+    """
+    quoted = QUOTED.search(text)
+    if quoted is not None:
+        phrase: str | None = first_group(quoted)
+    else:
+        # "grep X's logs for Y": Y is the phrase, X (a possessive) the stream.
+        found = [
+            m.group(1).strip("\"'`.?!") for m in (*_GREP_FOR.finditer(text), *_CONTAINING.finditer(text))
+        ]
+        found = [word for word in found if not word.lower().endswith(("'s", "\u2019s"))]
+        phrase = next((word for word in found if word and word.lower() not in NOT_A_NAME), None)
+        level_named = next((word for word in found if word.lower() in _LEVELS), None)
+        if phrase is None and level_named is not None:
+            exact = level_named if level_named.isupper() else None
+            return None, _LEVELS[level_named.lower()], exact
+    if phrase is None and (token := _CODE_TOKEN.search(text)) is not None:
+        phrase = token.group(0)  # "the 3 most recent TCP_DENIED entries": a code the lines carry
+    level_word = _LEVEL_WORD.search(text if quoted is None else QUOTED.sub(" ", text))
+    level = _LEVELS.get(level_word.group(1).lower().split()[0]) if level_word else None
+    if phrase is not None and phrase.lower() in _LEVELS:
+        exact = phrase if phrase.isupper() else None
+        return None, _LEVELS[phrase.lower()], exact
+    return phrase, level, None
+
+
+def named_service(text: str, skip: set[str] | None = None) -> str | None:
+    """The system the question names for its rows: "service X", "X's logs", "from X", "X logs"."""
+    skipped = {s.lower() for s in skip or set()}
+    cleaned = QUOTED.sub(" ", text)
+    for pattern in _SERVICE_PATTERNS:
+        for match in pattern.finditer(cleaned):
+            name = match.group(1).strip(".-")
+            if name.lower() in NOT_A_NAME | skipped or not name or name.isdigit():
+                continue
+            if not _is_label_value(cleaned, match.start(1)):
+                return name
+    return None
+
+
+def _is_label_value(text: str, start: int) -> bool:
+    """Whether the word at `start` is the value of a label the question names ("namespace X")."""
+    before = text[:start].rstrip(" =:\"'`").split()
+    return bool(before) and _LABEL.fullmatch(before[-1] + " x") is not None
+
+
+def _label_name(word: str) -> str:
+    return _LABEL_NAMES.get(word.lower(), word.lower())
+
+
+def _lines_asked(text: str) -> int | None:
+    for match in _LAST_N.finditer(text):
+        number = match.group(1) or match.group(2)
+        following = text[match.end() : match.end() + 12].lower()
+        if match.group(1) and re.match(r"\s*(?:minutes?|mins?|hours?|hrs?|days?|[mhd]\b)", following):
+            continue
+        return max(1, int(number))
+    return None
