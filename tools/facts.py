@@ -169,3 +169,5 @@ class Digest:
     # Label values of every series and log line read (bounded): systems the evidence names even when
     # no fact is about them, so a question about one is not about an unseen system.
     names: set[str] = field(default_factory=set)
+    # Of those, the label values of series that measure something (not a scrape's own `up`).
+    measured: set[str] = field(default_factory=set)

@@ -51,6 +51,7 @@ def build_digest(
         if facts.database is not None:
             digest.databases.append(facts.database)
         digest.names.update(facts.names)
+        digest.measured.update(facts.measured)
         digest.runbooks.extend(facts.runbooks)
         digest.cases.extend(facts.cases)
         if item.status is EvidenceStatus.OK and item.source is EvidenceSource.ALERTS:

@@ -10,9 +10,11 @@ never edited once recorded, which is what makes identity a sound key.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any
 
 from tools.base import Evidence, EvidenceSource, EvidenceStatus
 from tools.digest.database import state_from
@@ -52,6 +54,9 @@ class ItemFacts:
     gap: SourceGap | None = None
     # Label values of the series and lines read: the names the evidence knows, fact or no fact.
     names: frozenset[str] = frozenset()
+    # Label values of the series read that measure something: a scrape's own status (`up`,
+    # `scrape_*`) says only whether the telemetry came, not how the system is.
+    measured: frozenset[str] = frozenset()
 
 
 def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemFacts:
@@ -69,7 +74,13 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
         return ItemFacts(patterns=tuple(patterns_from_targets(item.id, data, now=now, limits=limits)))
     if item.source is EvidenceSource.METRICS:
         anomalies = tuple(anomalies_from(item.id, data, now=now, limits=limits))
-        return ItemFacts(anomalies=anomalies, names=_label_values(data.get("series")))
+        series = data.get("series")
+        measuring = (
+            [r for r in series if isinstance(r, Mapping) and not _scrape_status(r)]
+            if isinstance(series, list)
+            else []
+        )
+        return ItemFacts(anomalies=anomalies, names=_label_values(series), measured=_label_values(measuring))
     if item.source is EvidenceSource.LOGS and "lines" in data:
         read_from = parse_instant(item.query.get("start"))
         patterns = tuple(patterns_from(item.id, data, now=now, limits=limits, read_from=read_from))
@@ -124,7 +135,17 @@ def _labelled(facts: ItemFacts, evidence_id: str) -> ItemFacts:
         runbooks=tuple(replace(r, evidence_id=evidence_id) for r in facts.runbooks),
         cases=tuple(replace(c, evidence_id=evidence_id) for c in facts.cases),
         names=facts.names,
+        measured=facts.measured,
     )
+
+
+_SCRAPE_STATUS = re.compile(r"^(?:up|scrape_[a-z_]+)$")
+
+
+def _scrape_status(record: Mapping[str, Any]) -> bool:
+    labels = record.get("labels")
+    name = record.get("metric") or (labels.get("__name__") if isinstance(labels, Mapping) else None)
+    return bool(_SCRAPE_STATUS.match(str(name or "")))
 
 
 def _label_values(records: object) -> frozenset[str]:

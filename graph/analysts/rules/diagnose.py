@@ -149,6 +149,11 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
         # the alert is the root's, so the finding cites them too.
         joined = [g for g in root.alerts if g.service != root.service]
         carried = {a.evidence_id for g in joined for a in root.anomalies if carries(a, g)}
+        if joined and not any(a.service == root.service for a in root.anomalies):
+            # Known by that name only from its own lines (the pool's log beside its exporter's job):
+            # the lines that carry the name are cited too.
+            named = [p for p in root.errors[:1] + root.changes[:1] if p.service == root.service]
+            carried |= {p.evidence_id for p in named}
         found.append(alerts.model_copy(update={"evidence_ids": sorted({*alerts.evidence_ids, *carried})}))
     anomalies = sorted(root.anomalies, key=lambda a: -a.score)
     # One finding per series kind: the same metric under different labels (code=500 rising,

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Finding, Recommendation
 from graph.analysts.rules import findings as say
+from graph.analysts.rules.dark import dark_draft
 from graph.analysts.rules.suspect import Ranking, Suspect, troubling
 from graph.analysts.rules.vocabulary import load_move
 from tools.digest.labels import parse_instant
@@ -142,6 +143,8 @@ def _quiet(request: DiagnoseRequest, past: Sequence[Suspect], target: str | None
         return _alert_unexplained(
             firing, checked, _open_questions(request), missing_sources(request.evidence)
         )
+    if target is not None and (dark := dark_draft(target, digest, checked, parse_instant(request.now))):
+        return dark
     missing = missing_sources(request.evidence)
     if missing or not checked:
         what = ", ".join(missing) or "alerts, metrics and logs (none could be read)"
