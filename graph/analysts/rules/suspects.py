@@ -61,7 +61,15 @@ from graph.analysts.rules.suspect import (
     instant,
     troubling,
 )
-from graph.analysts.rules.vocabulary import CHANGE, ERROR_LEVELS, EVENT, RAN_OUT, SEVERE_ALERTS, WARN_LEVELS
+from graph.analysts.rules.vocabulary import (
+    CHANGE,
+    ERROR_LEVELS,
+    EVENT,
+    RAN_OUT,
+    SEVERE_ALERTS,
+    WARN_LEVELS,
+    heartbeat,
+)
 from tools.facts import Digest, LogPattern, SqlSummary
 from tools.prometheus.discovery import MonitoringStack
 
@@ -192,7 +200,7 @@ def _profile(
         )
         if (s := of(system)) is not None:
             s.anomalies.append(anomaly)
-    for group in digest.alert_groups:
+    for group in [g for g in digest.alert_groups if not heartbeat(g)]:  # it fires by design
         # A group Alertmanager holds wholly silenced or inhibited is known and muted, not new trouble.
         # An exporter job's alert on one instance is that instance's, when the instance logs under
         # its own name (`job=zookeeper instance=zk-2:7000` and zk-2's log stream).

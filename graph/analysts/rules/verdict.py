@@ -16,7 +16,7 @@ from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Finding, Re
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.dark import dark_draft
 from graph.analysts.rules.suspect import Ranking, Suspect, troubling
-from graph.analysts.rules.vocabulary import load_move
+from graph.analysts.rules.vocabulary import heartbeat, load_move
 from tools.digest.labels import parse_instant
 from tools.facts import AlertGroup, Digest, LogPattern
 from tools.toolbox.catalog import DISCOVERY_TOOLS
@@ -30,8 +30,13 @@ _LISTING_TOOLS = frozenset({"list_metrics", "list_targets"})
 
 
 def unexplained_alerts(digest: Digest) -> list[AlertGroup]:
-    """Firing groups no operator muted: each is trouble until evidence says otherwise."""
-    return [g for g in digest.alert_groups if g.status in ("firing", "active") and not g.all_muted]
+    """Firing groups no operator muted: each is trouble until evidence says otherwise. A heartbeat
+    is no trouble: it fires to prove the alerting pipeline works."""
+    return [
+        g
+        for g in digest.alert_groups
+        if g.status in ("firing", "active") and not g.all_muted and not heartbeat(g)
+    ]
 
 
 def missing_sources(evidence: Sequence[EvidenceRef]) -> list[str]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from tools.facts import AlertGroup
+
 GREETING = re.compile(
     r"^\s*(?:hi|hello|hey|hiya|yo|thanks|thank you|cheers|good (?:morning|afternoon|evening))\b[\s!.,]*",
     re.IGNORECASE,
@@ -278,3 +280,17 @@ _SEPARATORS = re.compile(r"[_.:/]+")
 def readable(text: str) -> str:
     """Vendor spellings opened into words: `VolumeFreeBytes` -> `volume free bytes`."""
     return _SEPARATORS.sub(" ", _CAMEL.sub(" ", text)).lower()
+
+
+# An alert's own words saying it always fires (the alerting pipeline's dead man's switch).
+_ALWAYS_FIRING = re.compile(
+    r"\balways (?:be )?firing\b|\balerting pipeline is (?:functional|working)\b|"
+    r"\bdead ?man'?s? (?:switch|snitch)\b",
+    re.IGNORECASE,
+)
+
+
+def heartbeat(group: AlertGroup) -> bool:
+    """Whether `group` fires by design: its author gave it no severity ("none"), or its text says it
+    always fires to prove the pipeline works."""
+    return (group.severity or "").lower() == "none" or bool(_ALWAYS_FIRING.search(group.summary or ""))
