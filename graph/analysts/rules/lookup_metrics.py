@@ -90,7 +90,7 @@ _PROMQL_INTRO = re.compile(
 )
 # "evaluate sum(rate(x[5m]))": a verb that runs what follows it, unquoted.
 _RUN_VERB = re.compile(
-    r"^(?:run|execute|evaluate|eval|query)\s+(?:this\s+|the\s+)?(?:expression\s*:?\s*)?", re.I
+    r"^(?:run|execute|evaluate|eval|query)\s+(?:this\s*:?\s*|the\s+)?(?:expression\s*:?\s*)?", re.I
 )
 # A metric name (snake_case, or any name with a selector) the question asks the value of.
 METRIC_NAME = re.compile(
@@ -110,6 +110,8 @@ _WHAT_METRIC = re.compile(
 _ON_SYSTEM = re.compile(r"[\w:]\s+(?:on|for|of|at)\s+[\w.-]*[-_\d.][\w.:-]*\s*\??\s*$", re.IGNORECASE)
 _PROMQL_SHAPE = re.compile(
     r"[a-zA-Z_:][\w:]*\s*(?:\{|\(|\[|(?:==|!=|>=|<=|>|<)\s*-?\d)|\b(?:by|without)\s*\("
+    # An aggregation with its grouping first: `sum by (job) (up)`.
+    r"|[a-z_]+\s+(?:by|without)\s*\("
 )
 _NAME_LIKE = re.compile(r"\b[A-Za-z][\w.:]*[-_\d.][\w.:-]*[A-Za-z0-9]\b")  # `db-1`, `x.dlq`
 _RANGE = re.compile(

@@ -237,6 +237,9 @@ def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = (), question
     shown = [_alerts_labelled(item, question) for item in items if item.tool in READERS]
     pairs = {p for item in shown for p in item.query.get("labels_asked", {}).items()}
     about = [name for name in about if not any(name in pair for pair in pairs)]
+    placed = [name for name in about if any(_alerts_placed_in(item, name) for item in shown)]
+    shown = [_alerts_in_place(item, placed) for item in shown]
+    about = [name for name in about if name not in placed]
     failed = [item for item in shown if not item.status.succeeded]
     tables = [
         _narrowed(_table(group), about, group) for group in _groups([i for i in shown if i.status.succeeded])
@@ -277,6 +280,39 @@ def _alerts_labelled(item: Evidence, question: str) -> Evidence:
     kept = [a for a in alerts if all(text_labels(a.get("labels")).get(k) == v for k, v in pairs.items())]
     return dataclasses.replace(
         item, data={**item.data, key: kept}, query={**item.query, "labels_asked": dict(sorted(pairs.items()))}
+    )
+
+
+def _alerts_placed_in(item: Evidence, word: str) -> list[Mapping[str, Any]]:
+    """The alerts of an alert list whose label values hold `word` as a part of a name, never a whole
+    one: "what's firing in prod?" asks about the alerts of `cluster=shop-prod-eu`, where no alert is
+    of a system called prod."""
+    if item.tool not in ("list_alerts", "alert_history"):
+        return []
+    key = "alerts" if item.tool == "list_alerts" else "history"
+    word = word.lower()
+    found = []
+    for alert in mappings(item.data.get(key)):
+        values = [v.lower() for v in text_labels(alert.get("labels")).values()]
+        if word in values:
+            return []  # a system of that name: its rows say so themselves
+        if any(word in re.split(r"[-_.:/]", value) for value in values):
+            found.append(alert)
+    return found
+
+
+def _alerts_in_place(item: Evidence, words: Sequence[str]) -> Evidence:
+    """An alert list narrowed to the alerts placed in every one of `words` (`_alerts_placed_in`),
+    recorded in its query as `placed_in`."""
+    if not words or item.tool not in ("list_alerts", "alert_history"):
+        return item
+    key = "alerts" if item.tool == "list_alerts" else "history"
+    kept = mappings(item.data.get(key))
+    for word in words:
+        placed = [id(alert) for alert in _alerts_placed_in(item, word)]
+        kept = [alert for alert in kept if id(alert) in placed]
+    return dataclasses.replace(
+        item, data={**item.data, key: kept}, query={**item.query, "placed_in": list(words)}
     )
 
 

@@ -61,6 +61,14 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         "query_logs",
         {"service": "basket-gw", "contains": "DeadlineExceeded"},
     ),
+    # An aggregation written with its grouping first, after "run" or "run this:"; a selector's quoted
+    # value is the expression's own, no phrase to grep for.
+    ("run sum by (job) (up)", "query_promql_instant", {"promql": "sum by (job) (up)"}),
+    (
+        "run this: max by (instance) (fpm_listen_queue{pool=\"www\"})",
+        "query_promql_instant",
+        {"promql": 'max by (instance) (fpm_listen_queue{pool="www"})'},
+    ),
     # A metric's name right after "what is", asked for now.
     ("What is node_load1 on nas-3 right now?", "query_promql_instant", {"promql": "node_load1"}),
     (

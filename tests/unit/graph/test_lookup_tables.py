@@ -121,6 +121,25 @@ def test_alerts_listed_for_a_word_no_alert_is_about_keep_those_holding_it() -> N
     assert len(kept.rows) == 2  # a list the tool already filtered by identity is shown as it came
 
 
+def test_alerts_listed_for_a_place_keep_those_whose_labels_are_in_it() -> None:
+    """ "What's firing in prod?": no system is called prod; the alerts of `cluster=shop-prod-eu` are."""
+
+    def alert(name: str, cluster: str) -> dict[str, Any]:
+        labels = {"alertname": name, "cluster": cluster, "namespace": "secrets"}
+        return {"labels": labels, "identity": "namespace=secrets", "status": "firing"}
+
+    listed = _item(
+        "alerts-2",
+        "list_alerts",
+        {"alerts": [alert("VaultSealed", "shop-prod-eu"), alert("KubeHpaMaxedOut", "shop-staging-eu")]},
+    )
+    [table] = lookup_answer([listed], about=["prod"]).tables
+    assert [row[0] for row in table.rows] == ["VaultSealed"]
+    assert "placed_in" in table.query
+    [none] = lookup_answer([listed], about=["dev"]).tables
+    assert none.rows == []
+
+
 def test_alerts_and_targets_read_their_own_fields() -> None:
     alerts = _item(
         "alerts-1",
