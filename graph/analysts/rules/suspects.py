@@ -236,7 +236,9 @@ def _profile(
         if not chronic and (level in ERROR_LEVELS or (level in WARN_LEVELS and not _background(pattern))):
             s.errors.append(pattern)
         text = f"{pattern.template} {pattern.example}"
-        if CHANGE.search(text) or EVENT.search(text):
+        # A line at the same pace through the whole read (a checkpoint every five minutes, a periodic
+        # reload) is the system's routine, not a change.
+        if (CHANGE.search(text) or EVENT.search(text)) and not pattern.steady:
             # A platform's event about another system (a deploy tool's "application=X", an
             # orchestrator's "Deployment/X") is a change to that system, not to the platform.
             lowered = text.lower()
