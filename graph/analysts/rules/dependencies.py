@@ -16,6 +16,7 @@ from graph.analysts.rules.aliases import names_host
 from graph.analysts.rules.suspect import Suspect
 from graph.analysts.rules.vocabulary import own_credentials_refused
 from tools.digest.labels import name_pattern
+from tools.facts import LogPattern
 
 _WAITER_WORD = re.compile(r"\b(?:blocked(?! by)|waiter|waiting session|deadlock victim)\b")
 _BLOCKER_WORD = re.compile(r"\b(?:blocking|blocker|blocked by|holder|holding)\b")
@@ -44,8 +45,17 @@ def link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str]) 
     for suspect in suspects.values():
         own_jobs = {a.labels.get("job") for a in suspect.anomalies}
         own_jobs |= {g.labels.get("job") for g in suspect.alerts}
+        reports: list[LogPattern] = []
         for pattern in suspect.errors:
             text = f"{pattern.template} {pattern.example}".lower()
+            about = [other for other in suspects if other != suspect.service and reports_about(text, other)]
+            if len(about) == 1:
+                # An orchestrator's event about one of its objects ("Warning Failed pod/x-5c8d Error:
+                # ImagePullBackOff") is that system's own trouble, told by a reporter, not a call
+                # the reporter made that failed there.
+                suspects[about[0]].errors.append(pattern)
+                reports.append(pattern)
+                continue
             # Its own credentials refused: the server it names did its job, and its refusals are the
             # caller's trouble (as a server's report naming its waiting client is).
             refused = own_credentials_refused(text)
@@ -74,6 +84,21 @@ def link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str]) 
                 if named is names_address and quoted is pattern:  # the line quoted holds the address
                     suspects[other].addressed_by.setdefault(suspect.service, name)
                 suspect.blames.add(other)
+        suspect.errors = [p for p in suspect.errors if p not in reports]
+
+
+# An orchestrator's reference to one of its objects, `kind/name` (Kubernetes: `pod/api-7f9c-x2k4q`,
+# `deployment.apps/api`): a line holding one is a report about that object.
+_OBJECT_KINDS = (
+    r"pods?|deployments?|replicasets?|statefulsets?|daemonsets?|jobs?|cronjobs?|nodes?|services?|"
+    r"persistentvolumeclaims?|pvc|ingress(?:es)?|horizontalpodautoscalers?|hpa"
+)
+
+
+def reports_about(text: str, name: str) -> bool:
+    """Whether lower-cased `text` refers to `name` (or one of its pods) as an orchestrator's object."""
+    pattern = rf"(?<![\w/.-])(?:{_OBJECT_KINDS})(?:\.[a-z]+)?/{re.escape(name.lower())}(?![a-z0-9])"
+    return re.search(pattern, text) is not None
 
 
 def _joined(name: str) -> str | None:

@@ -52,6 +52,7 @@ from graph.analysts.rules.owners import (
     node_of,
     system_of,
 )
+from graph.analysts.rules.products import link_product_errors
 from graph.analysts.rules.quoted import link_quoted_errors
 from graph.analysts.rules.suspect import (
     CLUSTER_SPAN,
@@ -131,6 +132,7 @@ def rank_suspects(
     link_relayed(involved)
     link_quoted_errors(involved)
     link_shared_objects(involved, digest.log_patterns)
+    link_product_errors(involved)
     link_database_callers(involved)
     link_same_kind(involved)
     linked = causally_linked(involved) | link_precursors(involved)
