@@ -19,7 +19,7 @@ from graph.analysts.rules.joins import carries
 from graph.analysts.rules.links import link_same_machine, pointed_at_by
 from graph.analysts.rules.members import software_host, trouble_member, trouble_pod
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.scope import named_alert_groups, scoped_service, unseen_systems
+from graph.analysts.rules.scope import doubted, named_alert_groups, scoped_service, unseen_systems
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import changes_near, rank_suspects
@@ -61,6 +61,10 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         return quiet_draft(request, ranking, past=ranking.ranked, target=target)
     if len(current) < len(ranking.ranked):
         ranking = replace(ranking, ranked=current)
+    if ruled := doubted(question, ranking.ranked, focus):
+        # Asked whether it did it, and it did not: a separate trouble, named and ruled out.
+        kept = [s for s in ranking.ranked if s not in ruled]
+        ranking = replace(ranking, ranked=kept, unrelated=[*ranking.unrelated, *ruled])
     root = ranking.ranked[0]
     if _alert_only(root):
         link_same_machine(root, [*ranking.ranked, *ranking.herrings, *ranking.quiet, *ranking.unrelated])

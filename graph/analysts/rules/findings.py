@@ -63,7 +63,13 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
 # What a plain line says before its message: a timestamp, a thread or query id, a level in brackets
 # ("2028.02.09 13:44:38.147307 [ 3037 ] {872dd298-...} <Error> executeQuery: ..."); a quote of it
 # says nothing.
-_PREAMBLE = re.compile(r"^(?=\d)(?:[\d./:T,+-]+Z?|\[\s*[\w.-]+\s*\]|\{[0-9a-fA-F-]{8,}\}|<\w+>|\s)+")
+# The same after a timestamp: a run of `key=value` fields (`pid=7 tid=yb3 class=MailerJob`), a level,
+# and a Spring Boot header's `---` and `logger :` before its message ("WARN: Client::CommandError").
+_PREAMBLE = re.compile(
+    r"^(?=\d)(?:[\d./:T,+-]+Z?|\[\s*[\w.-]+\s*\]|\{[0-9a-fA-F-]{8,}\}|<\w+>|\s"
+    r"|[a-z_]+=[^\s\"'=]+(?=\s)|(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b:?|---(?=\s)"
+    r"|(?<=\s)[\w.$/\[\]]+\s+:(?=\s))+"
+)
 
 
 def _after_preamble(line: str) -> str:

@@ -8,12 +8,43 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
+from graph.analysts.rules.links import pointed_at_by
 from graph.analysts.rules.machines import without_port
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.suspect import NOT_IDENTITY
+from graph.analysts.rules.suspect import NOT_IDENTITY, Suspect
 from graph.analysts.rules.vocabulary import ALERT_FOCUS
 from tools.facts import AlertGroup, Digest
 from tools.identity import workload_of_pod
+
+# A question that asks whether something caused the trouble ("did X break the site?", "is X why Y
+# fails?", "is that because of X?"): X is a suspect to confirm or rule out, not what is diagnosed.
+HYPOTHESIS = re.compile(
+    r"(?:^|[.!?;,]\s*|\b(?:and|so|but|or)\s+)(?:did|does|do|could|can|would|might|is|was|are|were)\b"
+    r"[^?.!]{0,80}?\b(?:break|broke|broken|breaking|(?<!root )cause[sd]?|causing|behind|responsible|"
+    r"the reason|why)\b"
+    r"|\bbecause of\b[^?.!]{0,60}\?",
+    re.IGNORECASE,
+)
+
+
+def doubted(question: str, ranked: Sequence[Suspect], focus: Sequence[str]) -> list[Suspect]:
+    """What a question asking whether something caused the trouble named, when the evidence says it
+    did not: a system below the root, asked about, that the root's trouble does not reach (its errors
+    name no one of it, and nothing of it points to the root) and whose own trouble began later."""
+    if not ranked or not HYPOTHESIS.search(question):
+        return []
+    root = ranked[0]
+    terms = {term.lower() for term in focus}
+    return [
+        s
+        for s in ranked[1:]
+        if s.service.lower() in terms
+        and s.service not in pointed_at_by(root)
+        and root.service not in s.blames
+        and s.onset is not None
+        and root.onset is not None
+        and s.onset > root.onset
+    ]
 
 
 def scoped_service(
@@ -38,6 +69,9 @@ def scoped_service(
     if len(named) > 1 and (asked := _ASKED_ABOUT.search(question)):
         # "Kafka brokers lose their sessions: what is wrong with the ZooKeeper side?" asks about one.
         named = [name for name in named if name.lower() == asked.group(1).lower()] or named
+    if len(named) == 1 and HYPOTHESIS.search(question):
+        # "Did X break the site?" asks what broke the site, X a suspect like any other.
+        return None
     told = _told_in_passing(question)
     if len(named) > 1:
         # "we rolled out X yesterday fwiw, but why is Y failing?" asks about Y: X is context, and
