@@ -96,8 +96,10 @@ _OBJECT_KINDS = (
 
 
 def reports_about(text: str, name: str) -> bool:
-    """Whether lower-cased `text` refers to `name` (or one of its pods) as an orchestrator's object."""
-    pattern = rf"(?<![\w/.-])(?:{_OBJECT_KINDS})(?:\.[a-z]+)?/{re.escape(name.lower())}(?![a-z0-9])"
+    """Whether lower-cased `text` refers to `name` (or one of its pods) as an orchestrator's object
+    (`pod/x-5f7b`, a node agent's "container x in pod x-5f7b")."""
+    name = re.escape(name.lower())
+    pattern = rf"(?<![\w/.-])(?:(?:{_OBJECT_KINDS})(?:\.[a-z]+)?/|\bin pod ){name}(?![a-z0-9])"
     return re.search(pattern, text) is not None
 
 

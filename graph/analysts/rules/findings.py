@@ -24,8 +24,9 @@ def number(value: float) -> str:
     return f"{value:.4g}"
 
 
-# A quoted URL: often the one thing a line says went wrong ("Post "https://gw/v1": no such host").
-_QUOTED_VALUE = re.compile(r'"[a-z][a-z0-9+.-]*://[^"\s]+"')
+# A quoted URL: often the one thing a line says went wrong ("Post "https://gw/v1": no such host"); a
+# quoted reference with a version, what a change brought ("Pulling image "registry/app:3.8.0"").
+_QUOTED_VALUE = re.compile(r'"(?:[a-z][a-z0-9+.-]*://[^"\s]+|[^"\s]*[:@/]v?\d+\.\d+[^"\s]*)"')
 _QUOTED_HEAD = 12  # a slice's text before an inner double quote that is worth quoting alone
 _MESSAGE_KEYS = ("msg", "message", "@m", "@mt")  # a structured line's own words, in that order
 _STACK_TRACE = re.compile(
@@ -315,6 +316,11 @@ def change_phrase(pattern: LogPattern, most: int = MAX_QUOTE) -> str:
     """The change line and when it was written: the pattern's example is its latest line, so its time
     is the pattern's last sighting (a template's first sighting may be an older change of the same
     shape, such as the previous deploy)."""
+    line = " ".join(pattern.example.split())
+    if len(line) <= most and "`" not in line and _QUOTED_VALUE.search(line):
+        # What the change brought is quoted inside it ("Pulling image "registry/app:3.8.0""): the
+        # whole line is quoted with backticks, its own quotes and all.
+        return f"`{line}` at {pattern.last_seen}"
     return f'"{quote(pattern.example, most)}" at {pattern.last_seen}'
 
 

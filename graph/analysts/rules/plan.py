@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
-from graph.analysts.rules.dependencies import mentions
+from graph.analysts.rules.dependencies import mentions, reports_about
 from graph.analysts.rules.introspection import introspection_calls
 from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.onset import change_window, read_window
@@ -114,7 +114,8 @@ def plan_followup(request: PlanRequest) -> Plan:
     # Events and mentions are read back to before the first move round 2 saw: the change behind it.
     began = [a.change_at for a in request.digest.anomalies]
     window = change_window(request.route.resolved_query, request.now, began, CHANGE_LEAD)
-    calls = introspection_calls(request) + _event_calls(request, window) + _mention_calls(request, window)
+    calls = introspection_calls(request) + _event_calls(request, window) + _reporter_calls(request, window)
+    calls += _mention_calls(request, window)
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)
         if match is None or not summary.columns:
@@ -161,6 +162,28 @@ def _event_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
         stream for stream in streams if any(name == stream or name.startswith(f"{stream}-") for name in moved)
     ][:MAX_EVENT_STREAMS]
     window = {"window_minutes": minutes}
+    return [PlannedCall(tool="query_logs", args={"service": s, "level": "info", **window}) for s in picked]
+
+
+def _reporter_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
+    """Info lines of streams whose errors report on another system (an orchestrator's "Back-off
+    restarting failed container x in pod x-5f7b"): the same reporter told what changed before it
+    ("Pulling image .../x:3.8.0", "Scaled up replica set x-5f7b"), in lines no error read returns."""
+    streams = set(request.discovery.log_services)
+    others = {p.service for p in request.digest.log_patterns if p.service}
+    reporters = [
+        pattern.service
+        for pattern in request.digest.log_patterns
+        if pattern.service in streams
+        and (pattern.level or "").lower() in ("error", "warn")
+        and any(
+            other != pattern.service and len(other) >= MIN_MENTIONED_CHARS and reports_about(text, other)
+            for other in others
+            for text in [f"{pattern.template} {pattern.example}".lower()]
+        )
+    ]
+    window = {"window_minutes": minutes}
+    picked = list(dict.fromkeys(reporters))[:MAX_EVENT_STREAMS]
     return [PlannedCall(tool="query_logs", args={"service": s, "level": "info", **window}) for s in picked]
 
 

@@ -6,6 +6,7 @@ the repair step reads; they never reach a client.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -122,6 +123,9 @@ def _present(claim: Claim, cited: Sequence[EvidenceText]) -> bool:
     if claim.kind == "number":
         return any(number_present(claim, item.numbers) for item in cited)
     forms = {claim.text}
+    if claim.kind == "quote" and '"' in claim.text:
+        # The evidence is read as JSON text, where a line's own double quotes are escaped.
+        forms.add(json.dumps(claim.text, ensure_ascii=False)[1:-1])
     if claim.kind == "time" and claim.text[:1].isdigit():
         # A database writes a timestamp with a space (`2027-08-03 10:24:30+00`), ISO with a `T`.
         forms.add(claim.text.replace("t", " ", 1))

@@ -188,3 +188,23 @@ def test_a_database_timestamp_written_with_a_space_backs_its_iso_time() -> None:
         statement="Datasource db shows: captured_at=2027-08-03 11:24:30+00.", evidence_ids=["sql-3"]
     )
     assert _check(_draft(other), [rows]).violations  # another time is still not there
+
+
+def test_a_quote_holding_the_lines_own_double_quotes_is_found_in_the_json_text() -> None:
+    pulled = _item(
+        "logs-7",
+        EvidenceSource.LOGS,
+        {"lines": [{"ts": "2026-11-30T09:20:00Z", "message": 'Pulling image "registry.example/api:3.8.0"'}]},
+    )
+    draft = _draft(
+        Finding(
+            statement='api changed: `Pulling image "registry.example/api:3.8.0"`.', evidence_ids=["logs-7"]
+        )
+    )
+    assert _check(draft, [pulled]).violations == []
+    wrong = _draft(
+        Finding(
+            statement='api changed: `Pulling image "registry.example/api:3.9.0"`.', evidence_ids=["logs-7"]
+        )
+    )
+    assert _check(wrong, [pulled]).violations

@@ -5,7 +5,7 @@ ruled out by name. The quote of the caller's error keeps its message past a logf
 from __future__ import annotations
 
 from graph.analysts.rules.diagnose import diagnose_digest
-from graph.analysts.rules.findings import quote
+from graph.analysts.rules.findings import change_phrase, quote
 from tests.unit.graph.digest_facts import alert, ask, lines, move
 from tools.facts import Digest
 
@@ -49,3 +49,10 @@ def test_the_system_asked_about_is_ruled_out_when_its_trouble_came_later_and_unl
 
 def test_a_logfmt_preamble_is_no_part_of_the_quote() -> None:
     assert quote(REFUSED) == "Cachedb::CommandError: ERR max number of clients reached"
+
+
+def test_a_change_that_quotes_what_it_brought_is_quoted_whole() -> None:
+    pulled = lines(
+        "k8s-events", 'Pulling image "registry.example/apps/quote-api:3.8.0"', "2026-03-01T10:02:00Z"
+    )
+    assert change_phrase(pulled).startswith('`Pulling image "registry.example/apps/quote-api:3.8.0"` at ')

@@ -58,3 +58,9 @@ def test_an_orchestrators_event_about_an_object_is_that_objects_own_trouble() ->
     link_dependencies({"k8s-events": reporter, "promo-banner": banner}, {})
     assert not banner.blamed_by and reporter.errors == []
     assert [p.example for p in banner.errors] == [event]
+
+
+def test_a_kubelets_event_names_its_pod_after_in_pod() -> None:
+    event = "back-off restarting failed container quote-api in pod quote-api-5f7b9d8c4d-x8q2n_pricing(0f7c)"
+    assert reports_about(event, "quote-api")
+    assert not reports_about("sent quote to quote-api for pricing", "quote-api")

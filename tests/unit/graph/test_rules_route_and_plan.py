@@ -7,6 +7,7 @@ from dataclasses import replace
 from graph.analysts.base import Discovery, EvidenceRef, PlanRequest, Route, RouteRequest, Turn
 from graph.analysts.rules.plan import focus_services, plan_discovery, plan_followup, plan_targeted
 from graph.analysts.rules.route import route_question
+from tests.unit.graph.digest_facts import lines
 from tools.facts import AlertGroup, Digest, MetricAnomaly, SqlSummary
 
 TOOLS = [
@@ -171,3 +172,19 @@ def test_third_round_reads_the_strongest_moves_again_a_day_earlier() -> None:
         digest=Digest(anomalies=[moved("metrics-1", 9.0)]),
     )
     assert not [c for c in plan_followup(again).calls if c.tool == "read_metric"]
+
+
+def test_follow_up_reads_the_info_lines_of_a_stream_reporting_on_another_system() -> None:
+    """An orchestrator's "Back-off restarting ... in pod x-5f7b" says it reports on x: its info lines
+    ("Pulling image .../x:3.8.0") hold the change no error read returns."""
+    backoff = "Back-off restarting failed container quote-api in pod quote-api-5f7b9d8c4d-x8q2n_pricing(0f7c)"
+    digest = Digest(
+        log_patterns=[
+            lines("cluster-events", backoff, "2026-03-01T10:05:00Z", level="warn"),
+            lines("quote-api", "panic: assignment to entry in nil map", "2026-03-01T10:05:00Z"),
+        ]
+    )
+    request = _request(3, digest=digest, discovery=Discovery(log_services=["cluster-events", "quote-api"]))
+    reads = [c.args for c in plan_followup(request).calls if c.tool == "query_logs"]
+    assert any(args.get("service") == "cluster-events" and args.get("level") == "info" for args in reads)
+    assert not any(args.get("service") == "quote-api" and args.get("level") == "info" for args in reads)
