@@ -20,6 +20,7 @@ from graph.analysts.rules.links import link_same_machine, pointed_at_by
 from graph.analysts.rules.members import software_host, trouble_member, trouble_pod
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import doubted, named_alert_groups, scoped_service, unseen_systems
+from graph.analysts.rules.setting_changes import settings_quoted
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import changes_near, rank_suspects
@@ -172,7 +173,10 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
         found.append(say.pattern_finding(root.service, pattern))
     onset = root.onset or ranking.window_start
     for pattern in _decisive_changes(root, onset):
-        found.append(say.change_finding(root.service, pattern))
+        settings = settings_quoted(pattern.example.lower())
+        own = [p for p in root.errors if p.service == root.service]
+        quoted_in = next((p for p in own if any(x in p.example.lower() for x in settings)), None)
+        found.append(say.change_finding(root.service, pattern, quoted_in))
     for downstream, pattern in sorted(root.blamed_by.items())[:3]:
         address = root.addressed_by.get(downstream)
         job = root.job_named_by.get(downstream)

@@ -305,7 +305,15 @@ def later_finding(later: str, pattern: LogPattern) -> Finding:
     )
 
 
-def change_finding(service: str, pattern: LogPattern) -> Finding:
+def change_finding(service: str, pattern: LogPattern, quoted_in: LogPattern | None = None) -> Finding:
+    """The change shortly before the trouble; one another system recorded (a configuration agent's
+    diff of a setting `service`'s errors quote) cites those errors too, which name `service`."""
+    if quoted_in is not None and pattern.service and pattern.service != service:
+        return Finding(
+            statement=f"{pattern.service} changed a setting {service}'s errors quote shortly before the "
+            f"trouble began: {change_phrase(pattern)}.",
+            evidence_ids=list(dict.fromkeys([pattern.evidence_id, quoted_in.evidence_id])),
+        )
     return Finding(
         statement=f"{service} recorded a change shortly before the trouble began: {change_phrase(pattern)}.",
         evidence_ids=[pattern.evidence_id],

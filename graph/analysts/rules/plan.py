@@ -18,6 +18,7 @@ from graph.analysts.rules.introspection import introspection_calls
 from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.onset import change_window, read_window
 from graph.analysts.rules.route import question_terms
+from graph.analysts.rules.setting_changes import MAX_SETTINGS, settings_quoted
 from graph.analysts.rules.suspect import resource_name
 from graph.analysts.rules.suspects import CHANGE_LEAD
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
@@ -42,6 +43,7 @@ MAX_RHYTHM_READS = 6  # each a read round 2 made, over an earlier window: cheap
 # The arguments read_metric declares (a result's query holds them beside its PromQL and window).
 _REREAD_ARGS = tuple(name for name in TOOLS_BY_NAME["read_metric"].args.model_fields if name != "days_before")
 MAX_MENTIONED = 2
+SETTING_PATTERNS = 6  # the most frequent error patterns whose quoted settings are looked up
 MIN_MENTIONED_CHARS = 4  # a shorter name matches too many lines by accident
 
 
@@ -115,7 +117,7 @@ def plan_followup(request: PlanRequest) -> Plan:
     began = [a.change_at for a in request.digest.anomalies]
     window = change_window(request.route.resolved_query, request.now, began, CHANGE_LEAD)
     calls = introspection_calls(request) + _event_calls(request, window) + _reporter_calls(request, window)
-    calls += _mention_calls(request, window)
+    calls += _mention_calls(request, window) + _setting_calls(request, window)
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)
         if match is None or not summary.columns:
@@ -185,6 +187,22 @@ def _reporter_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
     window = {"window_minutes": minutes}
     picked = list(dict.fromkeys(reporters))[:MAX_EVENT_STREAMS]
     return [PlannedCall(tool="query_logs", args={"service": s, "level": "info", **window}) for s in picked]
+
+
+def _setting_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
+    """Info lines naming a setting the most frequent errors quote ("server reached pm.max_children
+    setting"): a configuration agent's diff of it is the change behind them (`rules.setting_changes`)."""
+    errors = sorted(
+        (p for p in request.digest.log_patterns if (p.level or "").lower() in ("error", "warn")),
+        key=lambda p: -p.count,
+    )
+    texts = [f"{p.template} {p.example}".lower() for p in errors[:SETTING_PATTERNS]]
+    said = [setting for text in texts for setting in settings_quoted(text)]
+    window = {"window_minutes": minutes, "first_lines": True}
+    return [
+        PlannedCall(tool="query_logs", args={"contains": setting, "level": "info", **window})
+        for setting in list(dict.fromkeys(said))[:MAX_SETTINGS]
+    ]
 
 
 def _mention_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:

@@ -54,6 +54,7 @@ from graph.analysts.rules.owners import (
 )
 from graph.analysts.rules.products import link_product_errors
 from graph.analysts.rules.quoted import link_quoted_errors
+from graph.analysts.rules.setting_changes import attribute_setting_changes
 from graph.analysts.rules.suspect import (
     CLUSTER_SPAN,
     MIN_PATTERN_COUNT,
@@ -259,6 +260,7 @@ def _profile(
             ]
             for changed in named or [s]:
                 changed.changes.append(pattern)
+    attribute_setting_changes(suspects)
     join_carriers(suspects)
     join_members(suspects)
     join_node_agents(suspects, machines)

@@ -160,7 +160,9 @@ CHANGE = re.compile(
     # `SetIamPolicy`), in the API's own spelling; data calls (`PutItem`) are no change.
     r"(?-i:\b(?:Update|Modify|Create|Delete|Set|Change|Put)(?:[A-Z][a-z]*)*?"
     r"(?:Table|Instance|Cluster|Function|Configuration|Config|Policy|Parameters?|Group|Stack|Rule|"
-    r"Capacity|Throughput|Settings?|Attributes?|Scaling)\w*)",
+    r"Capacity|Throughput|Settings?|Attributes?|Scaling)\w*)"
+    # A configuration agent's diff adding a setting's new value ("+pm.max_children = 8").
+    r"|^\+\s*[a-z][\w.]*_[\w.]*\s*[=:]\s*\S",
     re.IGNORECASE,
 )
 # A question that asks whether anything is wrong ("is it healthy now?", "is that a real problem?",
@@ -194,7 +196,8 @@ ROLLOUT = re.compile(
 CONFIG_CHANGE = re.compile(
     r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|flags?|toggles?|parameters?|"
     r"env(?:ironment)? var\w*|capacity|throughput|quotas?|limits?)\b|" + rf"(?:{_RELOAD}|{_CONFIG_FILE})\b|"
-    r"(?-i:[a-z](?:Capacity|Throughput|Configuration|Parameters|Settings|Quota|Limit)\w*)",
+    r"(?-i:[a-z](?:Capacity|Throughput|Configuration|Parameters|Settings|Quota|Limit)\w*)"
+    r"|^\+\s*[a-z][\w.]*_[\w.]*\s*[=:]",  # a setting's new value in a configuration agent's diff
     re.IGNORECASE,
 )
 # Metric names whose rise means trouble (a traffic rise alone is not an incident). Storage words

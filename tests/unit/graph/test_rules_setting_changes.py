@@ -1,0 +1,51 @@
+"""A configuration agent's diff of a setting that one system's errors quote is that system's change,
+and a change of configuration: "+pm.max_children = 8" a few minutes before "server reached
+pm.max_children setting (8)"."""
+
+from __future__ import annotations
+
+from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.setting_changes import attribute_setting_changes, settings_quoted
+from graph.analysts.rules.suspect import Suspect
+from graph.analysts.rules.vocabulary import CHANGE, CONFIG_CHANGE
+from tests.unit.graph.digest_facts import ask, lines
+from tools.facts import Digest
+
+REACHED = "WARNING: [pool app] server reached pm.max_children setting (8), consider raising it"
+
+
+def _digest(diff: str) -> Digest:
+    return Digest(
+        log_patterns=[
+            lines("app-pool", REACHED, "2026-03-01T10:06:00Z", level="warn"),
+            lines("config-agent", diff, "2026-03-01T10:02:00Z", count=3, level="info"),
+        ]
+    )
+
+
+def test_settings_are_named_like_settings() -> None:
+    assert settings_quoted(REACHED.lower()) == ["pm.max_children"]
+    assert settings_quoted("open /var/lib/pg_data/x.conf on db_1.internal:5432 max_connections=100") == []
+
+
+def test_a_diff_adding_a_settings_value_is_a_change_of_configuration() -> None:
+    assert CHANGE.search("+pm.max_children = 8") and CONFIG_CHANGE.search("+pm.max_children = 8")
+    assert not CHANGE.search("-pm.max_children = 48") and not CHANGE.search("total +3 = 5")
+
+
+def test_the_agents_diff_of_a_quoted_setting_is_the_quoting_systems_configuration_change() -> None:
+    draft = diagnose_digest(ask("why are pages slow since 10:05?", _digest("+pm.max_children = 8")))
+    assert draft.root_cause is not None and draft.root_cause.service == "app-pool"
+    assert draft.root_cause.category == "configuration_error"
+    assert "+pm.max_children = 8" in draft.root_cause.statement
+    agent_finding = next(f for f in draft.findings if "config-agent changed a setting" in f.statement)
+    assert len(agent_finding.evidence_ids) >= 1
+
+
+def test_a_diff_of_a_setting_no_error_quotes_stays_the_agents() -> None:
+    pool = Suspect("app-pool", errors=[lines("app-pool", REACHED, "2026-03-01T10:06:00Z", level="warn")])
+    quoted = lines("config-agent", "+pm.max_children = 8", "2026-03-01T10:02:00Z", level="info")
+    other = lines("config-agent", "+worker_rlimit_nofile = 8", "2026-03-01T10:02:00Z", level="info")
+    agent = Suspect("config-agent", changes=[quoted, other])
+    attribute_setting_changes({"app-pool": pool, "config-agent": agent})
+    assert pool.changes == [quoted] and agent.changes == [other]
