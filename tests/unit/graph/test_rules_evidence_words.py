@@ -257,3 +257,15 @@ def test_a_nil_pointer_panic_after_a_release_is_the_release_not_memory() -> None
     assert categorize(panic, changed=True, change_text=released) == "bad_deploy"
     assert categorize(panic, changed=False) != "memory_leak"
     assert categorize("java.lang.OutOfMemoryError: Java heap space", changed=False) == "memory_leak"
+
+
+def test_a_server_out_of_client_slots_is_a_connections_fault() -> None:
+    signals = "\n".join(
+        [
+            'alert CacheRejectedConnections ("Cache rejected connections")',
+            "cache_config_maxclients fell from 10000 to 4064",
+            "maxclients has been reduced to 4064 to compensate for low ulimit",
+            "Cachedb::CommandError: ERR max number of clients reached",
+        ]
+    )
+    assert categorize(signals, changed=False) == "connection_pool_exhaustion"
