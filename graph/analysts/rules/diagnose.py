@@ -173,7 +173,7 @@ def _root_findings(root: Suspect, ranking: Ranking, digest: Digest) -> list[Find
         found.append(say.pattern_finding(root.service, pattern))
     onset = root.onset or ranking.window_start
     for pattern in _decisive_changes(root, onset):
-        settings = settings_quoted(pattern.example.lower())
+        settings = [setting.lower() for setting in settings_quoted(pattern.example)]
         own = [p for p in root.errors if p.service == root.service]
         quoted_in = next((p for p in own if any(x in p.example.lower() for x in settings)), None)
         found.append(say.change_finding(root.service, pattern, quoted_in))

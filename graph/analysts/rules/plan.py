@@ -196,8 +196,8 @@ def _setting_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
         (p for p in request.digest.log_patterns if (p.level or "").lower() in ("error", "warn")),
         key=lambda p: -p.count,
     )
-    texts = [f"{p.template} {p.example}".lower() for p in errors[:SETTING_PATTERNS]]
-    said = [setting for text in texts for setting in settings_quoted(text)]
+    # The first of each pattern before the second of any: one pattern's many fields crowd out no other.
+    said = [found[0] for p in errors[:SETTING_PATTERNS] if (found := settings_quoted(p.example))]
     window = {"window_minutes": minutes, "first_lines": True}
     return [
         PlannedCall(tool="query_logs", args={"contains": setting, "level": "info", **window})

@@ -49,3 +49,15 @@ def test_a_diff_of_a_setting_no_error_quotes_stays_the_agents() -> None:
     agent = Suspect("config-agent", changes=[quoted, other])
     attribute_setting_changes({"app-pool": pool, "config-agent": agent})
     assert pool.changes == [quoted] and agent.changes == [other]
+
+
+def test_a_change_to_the_resource_an_error_is_denied_on_is_that_systems_change() -> None:
+    denied = "failed to unseal: permission denied on resource 'projects/acme/keyRings/unseal/cryptoKeys/root'"
+    audit = '{"methodName": "SetIamPolicy", "resourceName": "projects/acme/keyRings/unseal/cryptoKeys/root"}'
+    assert settings_quoted(denied) == ["projects/acme/keyRings/unseal/cryptoKeys/root"]
+    assert settings_quoted('{"lease_id": "x", "url": "https://a.example/b/c/d"}') == []
+    secrets = Suspect("secrets", errors=[lines("secrets", denied, "2026-03-01T10:06:00Z", level="warn")])
+    change = lines("cloud-audit", audit, "2026-03-01T10:01:00Z", level="info")
+    auditor = Suspect("cloud-audit", changes=[change])
+    attribute_setting_changes({"secrets": secrets, "cloud-audit": auditor})
+    assert secrets.changes == [change] and auditor.changes == []
