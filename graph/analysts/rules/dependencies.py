@@ -47,7 +47,7 @@ def link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str]) 
         own_jobs |= {g.labels.get("job") for g in suspect.alerts}
         reports: list[LogPattern] = []
         for pattern in suspect.errors:
-            text = f"{pattern.template} {pattern.example}".lower()
+            text = _without_served_site(f"{pattern.template} {pattern.example}".lower())
             about = [other for other in suspects if other != suspect.service and reports_about(text, other)]
             if len(about) == 1:
                 # An orchestrator's event about one of its objects ("Warning Failed pod/x-5c8d Error:
@@ -101,6 +101,18 @@ def reports_about(text: str, name: str) -> bool:
     name = re.escape(name.lower())
     pattern = rf"(?<![\w/.-])(?:(?:{_OBJECT_KINDS})(?:\.[a-z]+)?/|\bin pod ){name}(?![a-z0-9])"
     return re.search(pattern, text) is not None
+
+
+# A proxy's error line names the virtual server that took the request ("client: 10.0.0.7, server:
+# site.example, ..., host: "site.example"): its own site, not what failed behind it.
+_SERVED_SITE = re.compile(r"\bserver:\s*[\w.-]+")
+_REQUEST_HOST = re.compile(r"\bhost:\s*\"[\w.-]+\"")
+
+
+def _without_served_site(text: str) -> str:
+    if not _SERVED_SITE.search(text):
+        return text
+    return _REQUEST_HOST.sub(" ", _SERVED_SITE.sub(" ", text))
 
 
 def _joined(name: str) -> str | None:

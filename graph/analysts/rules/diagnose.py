@@ -19,7 +19,13 @@ from graph.analysts.rules.joins import carries
 from graph.analysts.rules.links import link_same_machine, pointed_at_by
 from graph.analysts.rules.members import software_host, trouble_member, trouble_pod
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.scope import doubted, named_alert_groups, scoped_service, unseen_systems
+from graph.analysts.rules.scope import (
+    doubted,
+    named_alert_groups,
+    scoped_service,
+    separate_incidents,
+    unseen_systems,
+)
 from graph.analysts.rules.setting_changes import settings_quoted
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
@@ -62,8 +68,10 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         return quiet_draft(request, ranking, past=ranking.ranked, target=target)
     if len(current) < len(ranking.ranked):
         ranking = replace(ranking, ranked=current)
-    if ruled := doubted(question, ranking.ranked, focus):
-        # Asked whether it did it, and it did not: a separate trouble, named and ruled out.
+    ruled = doubted(question, ranking.ranked, focus)  # asked whether it did it, and it did not
+    ruled += [s for s in separate_incidents(ranking.ranked) if s not in ruled] if target is None else []
+    if ruled:
+        # A separate trouble: named beside the root, with what its callers say of it.
         kept = [s for s in ranking.ranked if s not in ruled]
         ranking = replace(ranking, ranked=kept, unrelated=[*ranking.unrelated, *ruled])
     root = ranking.ranked[0]

@@ -35,6 +35,9 @@ _TOP_LEVEL = re.compile(r"\.[a-z]{2,24}$")  # a domain ends in letters: not an a
 _PRIVATE_DOMAIN = re.compile(r"\.(?:svc|cluster\.local|local|internal|lan|home\.arpa|corp)$")
 # A name the caller could not resolve ("lookup db.x on 10.96.0.10:53: i/o timeout"): the resolver failed.
 _RESOLVING = re.compile(r"(?:lookup|resolv\w*|resolution of|getaddrinfo\w*)\s+(?:host\s+)?['\"]?$")
+# A proxy's error line names the virtual server that took the request ("client: 10.0.0.7, server:
+# site.example, ..., host: "site.example"): its own site, whatever failed behind it.
+_SERVED = re.compile(r"\bserver:\s*['\"]?([a-z0-9.-]+)")
 # A source file and its line (`client.go:142`, `Worker.java:88`) is spelled like `host:port`.
 _SOURCE_FILE = re.compile(
     r"\.(?:go|py|java|kt|scala|js|mjs|ts|rb|rs|php|cs|cc|cpp|hpp|ex|exs|erl|clj|swift)$"
@@ -53,10 +56,13 @@ def external_hosts(patterns: Iterable[LogPattern], known: Iterable[str]) -> set[
         text = pattern.example.lower()
         if own_credentials_refused(text) or not _FAILED_CALL.search(text):
             continue
+        served = set(_SERVED.findall(text))
         for match in _HOST.finditer(text):
             host = match.group("named") or match.group("ported")
             if not _TOP_LEVEL.search(host) or _SOURCE_FILE.search(host) or host in EVERY_MACHINE:
                 continue
+            if host in served:
+                continue  # the site the proxy serves (its request's own Host), not where a call went
             if _PRIVATE_DOMAIN.search(host) or _RESOLVING.search(text[: match.start()]):
                 continue
             if not _known(host, names):

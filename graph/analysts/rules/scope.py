@@ -19,7 +19,8 @@ from tools.identity import workload_of_pod
 # A question that asks whether something caused the trouble ("did X break the site?", "is X why Y
 # fails?", "is that because of X?"): X is a suspect to confirm or rule out, not what is diagnosed.
 HYPOTHESIS = re.compile(
-    r"(?:^|[.!?;,]\s*|\b(?:and|so|but|or)\s+)(?:did|does|do|could|can|would|might|is|was|are|were)\b"
+    r"(?:^|[.!?;,:]\s*|\s[-\u2013\u2014]+\s*|\b(?:and|so|but|or)\s+)"
+    r"(?:did|does|do|could|can|would|might|is|was|are|were)\b"
     r"[^?.!]{0,80}?\b(?:break|broke|broken|breaking|(?<!root )cause[sd]?|causing|behind|responsible|"
     r"the reason|why)\b"
     r"|\bbecause of\b[^?.!]{0,60}\?",
@@ -33,17 +34,49 @@ def doubted(question: str, ranked: Sequence[Suspect], focus: Sequence[str]) -> l
     name no one of it, and nothing of it points to the root) and whose own trouble began later."""
     if not ranked or not HYPOTHESIS.search(question):
         return []
-    root = ranked[0]
     terms = {term.lower() for term in focus}
+    root = ranked[0]
+    named = root.blamed_by or root.relayed_by or root.held_by_sql or root.blames
+    if _asked(root, terms, question) and not named and len(ranked) > 1:
+        # Ranked first by its own signals and by time alone (a loud alert, an early start; others'
+        # trouble only followed it) while no one's errors name it: what the question doubts is not
+        # shown, and the trouble is someone else's.
+        others = ranked[1:]
+        if any(pointed_at_by(s) or s.errors or s.changes for s in others):
+            return [root, *(s for s in doubted(question, others, focus) if s is not root)]
     return [
         s
         for s in ranked[1:]
-        if s.service.lower() in terms
+        if _asked(s, terms, question)
         and s.service not in pointed_at_by(root)
         and root.service not in s.blames
         and s.onset is not None
         and root.onset is not None
         and s.onset > root.onset
+    ]
+
+
+def _asked(suspect: Suspect, terms: set[str], question: str) -> bool:
+    """Named by the question: by its name, or by the name of an alert firing on it."""
+    lowered = question.lower()
+    return suspect.service.lower() in terms or any(g.alertname.lower() in lowered for g in suspect.alerts)
+
+
+def separate_incidents(ranked: Sequence[Suspect]) -> list[Suspect]:
+    """Systems below the root with trouble of their own that others' errors point to, sharing nothing
+    with the root's: neither names the other, no caller of one is a caller of the other, and neither
+    began the other's trouble. A second cause happening at the same time ("the export failed too"),
+    listed beside the root, never folded into it."""
+    if len(ranked) < 2:
+        return []
+    root = ranked[0]
+    near = pointed_at_by(root) | root.blames | {root.service} | root.precedes
+    return [
+        s
+        for s in ranked[1:]
+        if s.blamed_by
+        and s.service not in near
+        and not (pointed_at_by(s) | s.blames | s.precedes) & (near | pointed_at_by(root))
     ]
 
 

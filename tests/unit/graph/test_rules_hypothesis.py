@@ -56,3 +56,51 @@ def test_a_change_that_quotes_what_it_brought_is_quoted_whole() -> None:
         "k8s-events", 'Pulling image "registry.example/apps/quote-api:3.8.0"', "2026-03-01T10:02:00Z"
     )
     assert change_phrase(pulled).startswith('`Pulling image "registry.example/apps/quote-api:3.8.0"` at ')
+
+
+def test_a_loud_system_the_question_doubts_is_ruled_out_when_no_error_names_it() -> None:
+    cpu = move("node_cpu_utilisation", "batch-node-7", "2026-03-01T10:00:00Z", {"instance": "batch-node-7"})
+    crash = lines("quote-api", "panic: assignment to entry in nil map", "2026-03-01T10:12:00Z")
+    digest = Digest(
+        anomalies=[cpu],
+        alert_groups=[
+            alert(
+                "NodeCPUHighUsage",
+                "batch-node-7",
+                "2026-03-01T10:05:00Z",
+                {"instance": "batch-node-7"},
+                "cpu",
+            ),
+            alert("QuoteApiHigh5xx", "quote-api", "2026-03-01T10:14:00Z", {}, "5xx above 5%"),
+        ],
+        log_patterns=[crash],
+    )
+    question = "hammered with NodeCPUHighUsage pages on the batch pool — is that what's breaking quotes?"
+    draft = diagnose_digest(ask(question, digest))
+    assert draft.root_cause is not None and draft.root_cause.service == "quote-api"
+    assert "batch-node-7" in [item.service for item in draft.ruled_out]
+
+
+def test_two_unlinked_troubles_are_both_named() -> None:
+    digest = Digest(
+        log_patterns=[
+            lines(
+                "ingest", "insert failed: Too many parts (300) in table events_raw", "2026-03-01T10:10:00Z"
+            ),
+            lines("ingest", "batch rejected by events-store: Too many parts", "2026-03-01T10:11:00Z"),
+            lines(
+                "nightly-export",
+                "write to export-host-3 failed: No space left on device",
+                "2026-03-01T10:40:00Z",
+            ),
+        ],
+        alert_groups=[
+            alert("StoreTooManyParts", "events-store", "2026-03-01T10:09:00Z", {}, "parts above 300"),
+            alert("HostOutOfInodes", "export-host-3", "2026-03-01T10:38:00Z", {}, "inodes below 3%"),
+        ],
+    )
+    draft = diagnose_digest(ask("dashboards are stale and the export failed too. What happened?", digest))
+    assert draft.root_cause is not None
+    named = {draft.root_cause.service, *(item.service for item in draft.ruled_out)}
+    assert {"events-store", "export-host-3"} <= named
+    assert "Also happening" in draft.summary

@@ -64,3 +64,14 @@ def test_a_kubelets_event_names_its_pod_after_in_pod() -> None:
     event = "back-off restarting failed container quote-api in pod quote-api-5f7b9d8c4d-x8q2n_pricing(0f7c)"
     assert reports_about(event, "quote-api")
     assert not reports_about("sent quote to quote-api for pricing", "quote-api")
+
+
+def test_the_site_a_proxy_serves_is_no_dependency_its_errors_name() -> None:
+    line = (
+        "2027/06/15 14:37:41 [error] 41#41: *390348 upstream prematurely closed connection while reading "
+        'response header from upstream, client: 10.64.0.242, server: quotes.example, host: "quotes.example"'
+    )
+    proxy = Suspect("edge-proxy", errors=[replace(lines("edge-proxy", line, AT), count=30)])
+    site = Suspect("quotes.example")
+    link_dependencies({"edge-proxy": proxy, "quotes.example": site}, {})
+    assert not site.blamed_by and proxy.blames == set()
