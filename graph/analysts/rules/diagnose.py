@@ -31,9 +31,10 @@ from graph.analysts.rules.scope import (
     separate_incidents,
     unseen_systems,
 )
+from graph.analysts.rules.scoring import changes_near
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
-from graph.analysts.rules.suspects import changes_near, rank_suspects
+from graph.analysts.rules.suspects import rank_suspects
 from graph.analysts.rules.upstream import scope_ranking
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
 from graph.analysts.rules.vocabulary import CONFIG_CHANGE, HEALTH_CHECK, MORE_IS_BETTER, ROLLOUT

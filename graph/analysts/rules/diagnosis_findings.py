@@ -14,9 +14,9 @@ from graph.analysts.rules import findings as say
 from graph.analysts.rules.addresses import carrying, scraped_as
 from graph.analysts.rules.joins import carries
 from graph.analysts.rules.links import pointed_at_by
+from graph.analysts.rules.scoring import changes_near
 from graph.analysts.rules.setting_changes import settings_quoted
 from graph.analysts.rules.suspect import Ranking, Suspect
-from graph.analysts.rules.suspects import changes_near
 from graph.analysts.rules.vocabulary import CONFIG_CHANGE, ROLLOUT
 from tools.facts import Digest, LogPattern
 

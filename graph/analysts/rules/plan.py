@@ -18,9 +18,9 @@ from graph.analysts.rules.introspection import introspection_calls
 from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.onset import change_window, read_window
 from graph.analysts.rules.route import question_terms
+from graph.analysts.rules.scoring import CHANGE_LEAD
 from graph.analysts.rules.setting_changes import MAX_SETTINGS, settings_quoted
 from graph.analysts.rules.suspect import resource_name
-from graph.analysts.rules.suspects import CHANGE_LEAD
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
 from tools.facts import Digest
 from tools.toolbox.catalog import TOOLS_BY_NAME

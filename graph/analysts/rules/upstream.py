@@ -17,8 +17,8 @@ from datetime import UTC, datetime, timedelta
 
 from graph.analysts.rules.dependencies import mentions
 from graph.analysts.rules.links import link_same_machine
+from graph.analysts.rules.scoring import CHANGE_LEAD
 from graph.analysts.rules.suspect import Ranking, Suspect
-from graph.analysts.rules.suspects import CHANGE_LEAD
 from graph.analysts.rules.vocabulary import ERROR_LEVELS
 from tools.digest.labels import parse_instant
 from tools.facts import Digest

@@ -9,8 +9,9 @@ from graph.analysts.base import DiagnoseRequest, Route
 from graph.analysts.rules.dependencies import names_joined
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.findings import message_of, quote
+from graph.analysts.rules.scoring import changes_near
 from graph.analysts.rules.suspect import Suspect
-from graph.analysts.rules.suspects import changes_near, rank_suspects
+from graph.analysts.rules.suspects import rank_suspects
 from graph.analysts.rules.vocabulary import CHANGE
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
