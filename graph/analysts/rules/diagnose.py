@@ -110,7 +110,11 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     # A failover is the whole set's: the member whose series moved is the new primary taking the load.
     member = None
     if category != "failover":
-        member = trouble_member(root, digest) or (None if root.service in focus else software_host(root))
+        # A question calling it by its job keeps that name, unless it names the machine too (an
+        # alert group's "on node (job=node instance=vm-7)"): the machine is what it means.
+        host = software_host(root)
+        asked_host = host is not None and host.lower() in question.lower()
+        member = trouble_member(root, digest) or (host if root.service not in focus or asked_host else None)
     statement = _statement(told, ranking, category, member, pod=None if member else trouble_pod(root))
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
     cited += [f for f in aside if f.evidence_ids]

@@ -246,3 +246,32 @@ def test_a_job_logging_under_a_longer_name_and_a_machine_of_several_jobs_stay_sy
     )
     names = {s.service for s in rank_suspects(named).ranked}
     assert "10.0.0.12" not in names and "kvstore" in names
+
+
+def test_an_alert_group_naming_the_job_and_its_machine_is_answered_with_the_machine() -> None:
+    """AIOps asks "Alert X is firing on node (job=node instance=vm-7:9100)": the machine is meant; a
+    question calling it by the job alone keeps the job's name."""
+    from dataclasses import replace as _replace
+
+    from graph.analysts.rules.diagnose import diagnose_digest
+    from tests.unit.graph.digest_facts import alert, ask, move
+
+    labels = {"job": "node", "instance": "vm-7:9100", "mountpoint": "/spool", "device": "tmpfs"}
+    free = _replace(
+        move("node_filesystem_avail_bytes", "node", "2026-03-01T10:30:00Z", labels), direction="down"
+    )
+    digest = Digest(
+        anomalies=[free],
+        alert_groups=[
+            alert("NodeFilesystemAlmostFull", "node", "2026-03-01T10:32:00Z", labels, "free below 10%")
+        ],
+    )
+    group = "Alert NodeFilesystemAlmostFull is firing on node (job=node instance=vm-7:9100). Why?"
+    request = ask(group, digest)
+    request = _replace(request, route=request.route.model_copy(update={"services": ["node"]}))
+    draft = diagnose_digest(request)
+    assert draft.root_cause is not None and draft.root_cause.service == "vm-7"
+    by_job = ask("why is node failing?", digest)
+    by_job = _replace(by_job, route=by_job.route.model_copy(update={"services": ["node"]}))
+    named = diagnose_digest(by_job).root_cause
+    assert named is not None and named.service == "node"
