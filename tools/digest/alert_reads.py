@@ -29,7 +29,7 @@ _ALERT_REASON = "alert"
 _RATIO_WHEN_BASELINE_ZERO = 1e6
 _RATE_PREFIX = "rate("  # how a counter's read names its series (discovery.read_name)
 # The baseline scan judges a move only once it holds its recent part: at least three points, or
-# `min_recent_share` of the series (tools/digest/metrics.py). A move shorter than that is seen here.
+# `min_recent_share` of the series (tools/digest/series_shift.py). A move shorter than that is seen here.
 _SCAN_RECENT_MIN = 3
 
 
