@@ -29,7 +29,7 @@ from tools.digest.labels import iso_from_unix, parse_instant, service_of
 from tools.digest.level_shift import Floats
 from tools.digest.limits import DigestLimits
 from tools.digest.restarts import counter_restart, restart_of
-from tools.digest.series_shift import _round, ratio, series_anomaly
+from tools.digest.series_shift import ratio, rounded, series_anomaly
 from tools.facts import MetricAnomaly
 
 # A counter that had done this share of its counting this long before the newest sample stopped:
@@ -145,9 +145,9 @@ def _silent(times: Floats, values: Floats, *, now: datetime, limits: DigestLimit
         return None
     last = float(values[-1])
     return {
-        "baseline": _round(float(np.median(values))),
-        "recent": _round(last),
-        "peak": _round(last),
+        "baseline": rounded(float(np.median(values))),
+        "recent": rounded(last),
+        "peak": rounded(last),
         "change_at": iso_from_unix(float(times[-1]) + spacing),
         "direction": "down",
         "ratio": 0.0,
@@ -169,12 +169,12 @@ def _restart_anomaly(
         return None
     recent = float(values[-1])
     return {
-        "baseline": _round(restart.before),
-        "recent": _round(recent),
-        "peak": _round(float(np.max(values[restart.split :]))),
+        "baseline": rounded(restart.before),
+        "recent": rounded(recent),
+        "peak": rounded(float(np.max(values[restart.split :]))),
         "change_at": iso_from_unix(restart.at),
         "direction": "up" if restart.rising else "down",
-        "ratio": _round(ratio(recent, restart.before)),
+        "ratio": rounded(ratio(recent, restart.before)),
         "score": limits.max_score,
         "event": "restart",
     }

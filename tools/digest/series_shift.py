@@ -52,10 +52,10 @@ def series_anomaly(times: Floats, values: Floats, *, limits: DigestLimits) -> di
     found |= _ended(times, values, found)
     return {
         **found,
-        "baseline": _round(found["baseline"]),
-        "recent": _round(found["recent"]),
-        "peak": _round(found["peak"]),
-        "ratio": _round(ratio(found["recent"], found["baseline"])),
+        "baseline": rounded(found["baseline"]),
+        "recent": rounded(found["recent"]),
+        "peak": rounded(found["peak"]),
+        "ratio": rounded(ratio(found["recent"], found["baseline"])),
     }
 
 
@@ -255,6 +255,6 @@ def ratio(recent: float, baseline: float) -> float:
     return math.copysign(_RATIO_WHEN_BASELINE_ZERO, recent)
 
 
-def _round(value: float) -> float:
+def rounded(value: float) -> float:
     """Four significant digits: enough to check, short enough to read."""
     return float(f"{value:.4g}")
