@@ -119,6 +119,14 @@ _ON_DATASOURCE = re.compile(r"\b(?:on|in|against|from)\s+(?:datasource|database|
 _RULES_ASKED = re.compile(r"\b(?:alerting|recording)\s+rules?\b|^\w+\s+(?:the\s+)?rules\b", re.I)
 
 
+# The lines themselves named, with no verb: "last 3 warnings from notify-svc?", "latest 20 errors in x".
+_LINES_NAMED = re.compile(
+    r"^(?:the\s+|my\s+)?(?:last|latest|newest|most\s+recent|recent)\s+\d{1,4}\s+(?:\w+\s+)?(?:log\s+)?"
+    r"(?:lines|entries|messages|logs|errors|warnings|events)\b",
+    re.IGNORECASE,
+)
+
+
 def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | None:
     """The lookup a question asks for, or None when it is not a data question (or not a clear one)."""
     text = _POLITE.sub("", question.strip(), count=1).strip()
@@ -149,6 +157,7 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
         return promql(text, counted, about(text, counted))
     state = _WHICH_STATE.match(text) or _FIRING_NOW.match(text)
     asks_data = bool(DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text) or state)
+    asks_data = asks_data or bool(_LINES_NAMED.match(text))
     if not asks_data and COUNT_LINES.match(text) and (lines_counted := logs(text)) is not None:
         return lines_counted
     if not asks_data:

@@ -45,7 +45,7 @@ _LEVELS = {
 _LAST_N = re.compile(
     r"\b(?:last|latest|newest|recent|most recent|first|top)\s+(\d{1,5})\b|\b(\d{1,5})\s+"
     r"(?:(?:most\s+recent|latest|newest|last|recent)\s+)?(?:\w+\s+)?(?:log\s+)?"
-    r"(?:lines|entries|messages|logs|rows|errors|warnings)\b",
+    r"(?:lines|entries|messages|logs|rows|errors|warnings|hits|matches|occurrences)\b",
     re.IGNORECASE,
 )
 # An upper-case code with an underscore (`TCP_DENIED`, `ER_LOCK_WAIT`): a token log lines carry.

@@ -65,9 +65,20 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     # value is the expression's own, no phrase to grep for.
     ("run sum by (job) (up)", "query_promql_instant", {"promql": "sum by (job) (up)"}),
     (
-        "run this: max by (instance) (fpm_listen_queue{pool=\"www\"})",
+        'run this: max by (instance) (fpm_listen_queue{pool="www"})',
         "query_promql_instant",
         {"promql": 'max by (instance) (fpm_listen_queue{pool="www"})'},
+    ),
+    # The lines named with no verb, and "hits" counted like lines.
+    (
+        "last 3 warnings from notify-svc?",
+        "query_logs",
+        {"limit": 3, "service": "notify-svc", "level": "warn"},
+    ),
+    (
+        "grep the tracker logs for 'only 1 alive' and give me the 3 most recent hits",
+        "query_logs",
+        {"limit": 3, "service": "tracker", "contains": "only 1 alive"},
     ),
     # A metric's name right after "what is", asked for now.
     ("What is node_load1 on nas-3 right now?", "query_promql_instant", {"promql": "node_load1"}),
