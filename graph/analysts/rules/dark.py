@@ -8,6 +8,7 @@ with the last line it wrote when there is one.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -28,7 +29,7 @@ def dark_draft(
     stopped; None when its telemetry answers."""
     name = target.lower()
     # No series read at all is the metrics source's silence, not this system's (`missing_sources`).
-    if not digest.measured or name in {value.lower() for value in digest.measured}:
+    if not digest.measured or any(_names(value.lower(), name) for value in digest.measured):
         return None
     lines = [p for p in digest.log_patterns if (p.service or "").lower() == name and p.origin != SCRAPE]
     last = _last_line(lines)
@@ -52,6 +53,12 @@ def dark_draft(
         findings=[Finding(statement=f"Checked metrics and logs: {said}.", evidence_ids=cited)],
         open_questions=[f"Where does {target} send its metrics and logs now?"],
     )
+
+
+def _names(value: str, name: str) -> bool:
+    """A label value that is the name, or holds it as a part of a resource path
+    (`projects/p/locations/l/instances/<name>`)."""
+    return value == name or name in re.split(r"[/:@,;= ]", value)
 
 
 def _last_line(lines: Sequence[LogPattern]) -> tuple[datetime, LogPattern] | None:

@@ -82,7 +82,10 @@ _ROWS_PHRASE = re.compile(
 _JUDGEMENT = re.compile(
     r"\b(?:why|root[\s-]cause|cause[ds]?|causing|reasons?|what(?:'s| is) (?:wrong|going on|happening)|"
     r"(?:find|figure|work) out|diagnos\w*|investigat\w*|explain\w*|troubleshoot\w*|"
-    r"the (?:issue|problem) with)\b",
+    r"the (?:issue|problem) with|"
+    # Whether anything is wrong, in an on-call's words: a judgement, never a lookup.
+    r"on fire|(?:is|are) (?:it|we|things|that|this) (?:still )?(?:fine|ok|okay|good|healthy|broken|down)|"
+    r"(?:anything|something) to worry|worried|should i worry)\b",
     re.IGNORECASE,
 )
 _DATED_TOOLS = frozenset({"query_logs", "count_logs"})
@@ -127,6 +130,12 @@ _LINES_NAMED = re.compile(
 )
 
 
+# "any scrape targets down?", "any alerts firing for x?": a list asked for by whether it has members.
+_ANY_LISTED = re.compile(
+    r"^(?:are there\s+|is there\s+)?any\s+(?:[\w-]+\s+){0,2}?(?:targets?|alerts?)\b", re.IGNORECASE
+)
+
+
 def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | None:
     """The lookup a question asks for, or None when it is not a data question (or not a clear one)."""
     text = _POLITE.sub("", question.strip(), count=1).strip()
@@ -157,7 +166,7 @@ def lookup_ask(question: str, datasources: Sequence[str] = ()) -> LookupAsk | No
         return promql(text, counted, about(text, counted))
     state = _WHICH_STATE.match(text) or _FIRING_NOW.match(text)
     asks_data = bool(DATA_VERB.match(text) or _WHICH.match(text) or _ROWS_PHRASE.match(text) or state)
-    asks_data = asks_data or bool(_LINES_NAMED.match(text))
+    asks_data = asks_data or bool(_LINES_NAMED.match(text) or _ANY_LISTED.match(text))
     if not asks_data and COUNT_LINES.match(text) and (lines_counted := logs(text)) is not None:
         return lines_counted
     if not asks_data:

@@ -82,6 +82,10 @@ _SERVICE_PATTERNS = (
 )
 
 
+# A machine named after "on": a name with a digit in it (`pricing-01`, `web-3.dc1`).
+_ON_MACHINE = re.compile(r"\bon\s+([A-Za-z][\w.-]*\d[\w.-]*)(?![\w.-])")
+
+
 def labels_named(text: str) -> dict[str, str]:
     """`node tansy-wk-07`, `namespace=web`: the labels a question filters lines by."""
     return {_label_name(m.group(1)): m.group(2).rstrip(".,;:!?/-") for m in _LABEL.finditer(text)}
@@ -102,6 +106,9 @@ def logs(text: str) -> LookupAsk | None:
     status = _STATUS_CLASS.search(text)
     if not (LOGS.search(text) or level or phrase or status):
         return None
+    if service and not labels and (on := _ON_MACHINE.search(text)) and on.group(1) != service:
+        # "lines from pricing-engine on pricing-01": the machine the service's lines came from.
+        labels = {"host": on.group(1)}
     args = log_read(text, labels)
     if service:
         args["service"] = service

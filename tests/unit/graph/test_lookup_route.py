@@ -80,6 +80,13 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
         "query_logs",
         {"limit": 3, "service": "tracker", "contains": "only 1 alive"},
     ),
+    # "any X down?" asks for the list; "on <machine>" beside a service filters its lines by host.
+    ("any scrape targets down?", "list_targets", {"health": "down"}),
+    (
+        "show me the last 3 lines from pricing-svc on pricing-01 containing 'Pause Full'",
+        "query_logs",
+        {"limit": 3, "service": "pricing-svc", "labels": {"host": "pricing-01"}, "contains": "Pause Full"},
+    ),
     # A metric's name right after "what is", asked for now.
     ("What is node_load1 on nas-3 right now?", "query_promql_instant", {"promql": "node_load1"}),
     (
@@ -304,6 +311,8 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
 
 # Questions that ask for a judgement, not rows: they stay diagnoses ("explain ..." a short answer).
 NOT_LOOKUPS = [
+    "we got paged for the backlog on the orders sub around 9. are we still on fire or is it fine now?",
+    "saw the cache cpu jump at 10:20, anything to worry about?",
     "Why is checkout slow?",
     "What is node_filesystem_avail_bytes?",  # may ask what the metric means: no system, no "now"
     "what is the peak season for the checkout service?",

@@ -56,3 +56,9 @@ def test_a_measuring_series_lets_the_system_be_judged_healthy() -> None:
 def test_no_series_read_at_all_is_the_sources_silence_not_the_systems() -> None:
     draft = diagnose_digest(_ask(replace(_submitted("2026-03-01T09:47:12Z"), measured=set())))
     assert "no metric series read measures" not in draft.summary
+
+
+def test_a_series_naming_the_system_inside_a_resource_path_measures_it() -> None:
+    path = "projects/acme/locations/eu/instances/payout-gw"
+    digest = replace(_submitted("2026-03-01T09:47:12Z"), measured={path})
+    assert diagnose_digest(_ask(digest)).verdict == "healthy"
