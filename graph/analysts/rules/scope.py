@@ -168,7 +168,8 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
     # Any label value read names a system the evidence knows (not a family: a region or a path is
     # no system whose siblings a question could name).
     names |= {name.lower() for name in digest.names}
-    subjects = {term.lower() for term in _SUBJECT.findall(question) if _NAME_LIKE.search(term)}
+    said = [*_SUBJECT.findall(question), *_OWNER.findall(question)]
+    subjects = {term.lower() for term in said if _NAME_LIKE.search(term)}
     unseen: list[str] = []
     for term in question_terms(question):
         family, dash, _ = term.partition("-")
@@ -218,6 +219,8 @@ _SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _NAME_LIKE = re.compile(r"[-_.\d]")
+# A sentence that begins with what it is about: "kiln-scheduler's nightly job failed at 02:00".
+_OWNER = re.compile(r"(?:^|[.?!;]\s+)([a-z][\w.-]*[a-z0-9])'s\s", re.IGNORECASE)
 
 _ASKED_ABOUT = re.compile(rf"\b{_WRONG_WITH}([\w.-]+)", re.IGNORECASE)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Route
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.scope import scoped_service
+from tests.unit.graph.digest_facts import lines
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
 NOW = "2026-01-01T11:00:00Z"
@@ -195,3 +196,12 @@ def test_only_a_name_never_asked_about_is_told_in_passing() -> None:
     )
     # Both asked about: their relation is the question, left to the unscoped ranking.
     assert scoped_service("why did the deploy of thimble-api break lantern-web?", [], known) is None
+
+
+def test_a_sentence_opening_with_an_unknown_systems_possessive_is_about_it() -> None:
+    from graph.analysts.rules.scope import unseen_systems
+
+    digest = Digest(log_patterns=[lines("fleet-portal", "report request rejected", "2026-03-01T10:00:00Z")])
+    question = "kiln-sched's nightly reconcile job failed at 02:00. Root cause?"
+    assert unseen_systems(question, ["fleet-portal"], digest) == ["kiln-sched"]
+    assert unseen_systems("fleet-portal's reports fail. Why?", ["fleet-portal"], digest) == []
