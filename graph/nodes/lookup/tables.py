@@ -19,8 +19,8 @@ from tools.base import Evidence
 from tools.toolbox.args import mappings, text_labels
 
 MAX_ROWS_SHOWN = 200
-MAX_CELL_CHARS = 400
-_CELL_HEAD = 280
+MAX_CELL_CHARS = 1000  # a log line whole, ids and all (an SDK error with its ActivityId runs 550)
+_CELL_HEAD = 760
 Rows = list[list[str]]
 Reader = Callable[[Mapping[str, Any], str], tuple[list[str], Rows]]
 

@@ -7,7 +7,7 @@ from typing import Any
 from graph.analysts.lookup import LOOKUP_TOOLS
 from graph.analysts.rules.lookup import lookup_ask
 from graph.nodes.lookup.guard import check_rows
-from graph.nodes.lookup.tables import READERS, lookup_answer
+from graph.nodes.lookup.tables import MAX_CELL_CHARS, READERS, lookup_answer
 from graph.nodes.semantic_guard.lookup import check_lookup_release
 from tools.base import Evidence, EvidenceSource, EvidenceStatus
 
@@ -252,7 +252,7 @@ def test_a_long_line_keeps_its_beginning_and_its_end_and_the_guard_still_holds_i
     long = (
         '{"eventVersion":"1.08","eventName":"UpdateFunctionCode",'
         + '"x":"'
-        + "y" * 600
+        + "y" * 1200
         + '","eventID":"3f1c9a2e"}'
     )
     item = _item(
@@ -261,10 +261,20 @@ def test_a_long_line_keeps_its_beginning_and_its_end_and_the_guard_still_holds_i
     answer = lookup_answer([item])
     shown = answer.tables[0].rows[0][-1]
     assert (
-        len(shown) == 400 and shown.startswith('{"eventVersion"') and shown.endswith('"eventID":"3f1c9a2e"}')
+        len(shown) == MAX_CELL_CHARS
+        and shown.startswith('{"eventVersion"')
+        and shown.endswith('"eventID":"3f1c9a2e"}')
     )
     assert " … " in shown
     assert check_rows(answer, [item]) == []
+
+
+def test_an_sdk_error_of_five_hundred_characters_is_shown_whole() -> None:
+    sdk = "GET /v1/x failed: " + "Request rate is large. " * 18 + "ActivityId: f158cc3b-6257 (code=429)"
+    whole = _item(
+        "logs-4", "query_logs", {"lines": [_line("2026-01-01T10:06:00Z", sdk)]}, {"contains": "GET"}
+    )
+    assert len(sdk) > 400 and lookup_answer([whole]).tables[0].rows[0][-1] == sdk
 
 
 def _listed_alert(name: str, **labels: str) -> dict[str, Any]:
