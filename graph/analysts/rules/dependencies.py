@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 
 from graph.analysts.rules.addresses import address_owners, names_address
 from graph.analysts.rules.aliases import names_host
+from graph.analysts.rules.machines import software_named
 from graph.analysts.rules.suspect import Suspect
 from graph.analysts.rules.vocabulary import own_credentials_refused
 from tools.digest.labels import name_pattern
@@ -32,7 +33,11 @@ def link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str]) 
     """A service whose error lines name another known service (by its name or its bare name) points
     to it as upstream; never the exporter job its own series belong to (a broker's "[Kafka server]
     ..." names its own product)."""
-    names: list[tuple[str, str, Callable[[str, str], bool]]] = [(name, name, mentions) for name in suspects]
+    # A job named after its software alone (`node`, whose series are `node_*`) is named by no plain
+    # word of a line ("alarm set on node 'rabbit@mq-2'"): its machines are, by their own names.
+    names: list[tuple[str, str, Callable[[str, str], bool]]] = [
+        (name, name, mentions) for name, suspect in suspects.items() if not _software_job(suspect)
+    ]
     names += [(bare, full, names_host) for bare, full in aliases.items()]
     # A target named `host:port` (an exporter's instance) is named by its host in a line.
     names += [
@@ -113,6 +118,19 @@ def _without_served_site(text: str) -> str:
     if not _SERVED_SITE.search(text):
         return text
     return _REQUEST_HOST.sub(" ", _SERVED_SITE.sub(" ", text))
+
+
+def _software_job(suspect: Suspect) -> bool:
+    """A system known only as an exporter's job named after its software (no log stream of its own)."""
+    metrics = [a.metric for a in suspect.anomalies]
+    alertnames = [g.alertname for g in suspect.alerts]
+    jobs = {labels.get("job") for labels in suspect.label_sets()}
+    return (
+        not suspect.errors
+        and jobs == {suspect.service}
+        and "-" not in suspect.service
+        and software_named(suspect.service, metrics, alertnames)
+    )
 
 
 def _joined(name: str) -> str | None:

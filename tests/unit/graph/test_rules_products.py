@@ -75,3 +75,19 @@ def test_the_site_a_proxy_serves_is_no_dependency_its_errors_name() -> None:
     site = Suspect("quotes.example")
     link_dependencies({"edge-proxy": proxy, "quotes.example": site}, {})
     assert not site.blamed_by and proxy.blames == set()
+
+
+def test_a_job_named_after_its_software_is_named_by_no_plain_word_of_a_line() -> None:
+    """ "memory alarm set on node 'rabbit@mq-2'" names no exporter job called node (its series
+    `node_load1`, and a recording rule's `instance:node_cpu_utilisation:rate5m`)."""
+    alarm = "memory resource limit alarm set on node 'rabbit@mq-2'. Publishers will be blocked"
+    broker = Suspect("jobs-mq", errors=[replace(lines("jobs-mq", alarm, AT), count=9)])
+    node = Suspect(
+        "node",
+        anomalies=[
+            move("instance:node_cpu_utilisation:rate5m", "node", AT, {"job": "node", "instance": "r-1:9100"}),
+            move("node_load1", "node", AT, {"job": "node", "instance": "r-1:9100"}),
+        ],
+    )
+    link_dependencies({"jobs-mq": broker, "node": node}, {})
+    assert not node.blamed_by and broker.blames == set()
