@@ -122,7 +122,8 @@ def _without_served_site(text: str) -> str:
 
 def _software_job(suspect: Suspect) -> bool:
     """A system known only as an exporter's job named after its software (no log stream of its own)."""
-    metrics = [a.metric for a in suspect.anomalies]
+    # A recording rule's `level:metric:operations` is read by its metric (`instance:node_cpu:rate5m`).
+    metrics = [parts[1] if len(parts := a.metric.split(":")) == 3 else a.metric for a in suspect.anomalies]
     alertnames = [g.alertname for g in suspect.alerts]
     jobs = {labels.get("job") for labels in suspect.label_sets()}
     return (

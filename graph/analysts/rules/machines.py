@@ -20,11 +20,8 @@ _FIRST_WORD = re.compile(r"[A-Z]?[a-z]+")  # of an alert's CamelCase name
 
 
 def family(metric: str) -> str:
-    """`rate(sqlserver_queries_total)` -> `sqlserver_queries_total`; a recording rule's
-    `level:metric:operations` (`instance:node_cpu_utilisation:rate5m`) -> its metric."""
-    name = metric[metric.find("(") + 1 :].rstrip(")") if "(" in metric else metric
-    parts = name.split(":")
-    return parts[1] if len(parts) == 3 and parts[1] else name
+    """`rate(sqlserver_queries_total)` -> `sqlserver_queries_total`."""
+    return metric[metric.find("(") + 1 :].rstrip(")") if "(" in metric else metric
 
 
 def names_software(job: str, word: str) -> bool:
