@@ -85,6 +85,13 @@ _WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
 _SQL_FACT = re.compile(r"^(\w+)=(.+?)(?: \(\d+ of \d+ rows\))?$")
 
 
+_ACTOR = re.compile(
+    r"(?:useridentity|principal\w*|invokedby|assumed-role|arn:aws:sts)\S*"
+    r"|\b(?:started|triggered|initiated|requested|approved|applied) by \S+",
+    re.IGNORECASE,
+)
+
+
 def rank_suspects(
     digest: Digest,
     *,
@@ -241,7 +248,9 @@ def _profile(
         if (CHANGE.search(text) or EVENT.search(text)) and not pattern.steady:
             # A platform's event about another system (a deploy tool's "application=X", an
             # orchestrator's "Deployment/X") is a change to that system, not to the platform.
-            lowered = text.lower()
+            # Who made the change (a cloud audit line's `userIdentity=...assumed-role/x-apply/x`, "started
+            # by jenkins") is no system it changed.
+            lowered = _ACTOR.sub(" ", text.lower())
             named = [
                 other
                 for name, other in suspects.items()

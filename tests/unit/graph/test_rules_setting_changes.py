@@ -61,3 +61,24 @@ def test_a_change_to_the_resource_an_error_is_denied_on_is_that_systems_change()
     auditor = Suspect("cloud-audit", changes=[change])
     attribute_setting_changes({"secrets": secrets, "cloud-audit": auditor})
     assert secrets.changes == [change] and auditor.changes == []
+
+
+def test_who_made_a_change_is_not_what_it_changed() -> None:
+    audit = (
+        "eventSource=dynamodb.amazonaws.com eventName=UpdateTable "
+        "userIdentity=arn:aws:sts::48291:assumed-role/deployer-apply/deployer "
+        'requestParameters={"tableName": "orders-table", "billingMode": "PROVISIONED"}'
+    )
+    throttled = "retrying DynamoDB request operation=PutItem table=orders-table attempt=3"
+    digest = Digest(
+        log_patterns=[
+            lines("orders-table", audit, "2026-03-01T10:01:00Z", count=1, level="info"),
+            lines("orders-api", throttled, "2026-03-01T10:04:00Z", level="warn"),
+            lines(
+                "deployer", "plan applied for workspace infra", "2026-03-01T09:58:00Z", count=2, level="info"
+            ),
+        ]
+    )
+    draft = diagnose_digest(ask("orders fail with 500s since 10:04, why?", digest))
+    assert draft.root_cause is not None and draft.root_cause.service == "orders-table"
+    assert "UpdateTable" in draft.root_cause.statement
