@@ -19,7 +19,7 @@ from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.onset import change_window, read_window
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scoring import CHANGE_LEAD
-from graph.analysts.rules.setting_changes import MAX_SETTINGS, settings_quoted
+from graph.analysts.rules.setting_changes import MAX_SETTINGS, settings_cited
 from graph.analysts.rules.suspect import resource_name
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
 from tools.facts import Digest
@@ -197,7 +197,7 @@ def _setting_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
         key=lambda p: -p.count,
     )
     # The first of each pattern before the second of any: one pattern's many fields crowd out no other.
-    said = [found[0] for p in errors[:SETTING_PATTERNS] if (found := settings_quoted(p.example))]
+    said = [found[0] for p in errors[:SETTING_PATTERNS] if (found := settings_cited(p.example))]
     window = {"window_minutes": minutes, "first_lines": True}
     return [
         PlannedCall(tool="query_logs", args={"contains": setting, "level": "info", **window})

@@ -35,6 +35,24 @@ def settings_quoted(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
+# Where a server's message cites a setting or a resource as one: next to the word for it ("reached
+# pm.max_children setting", "parameter max_connections") or quoted ("denied on resource 'projects/...'").
+_CITED = re.compile(
+    r"\b(?:setting|parameter|option|directive|variable|limit)s?\s+['\"`]?(?P<after>[\w./:@-]+)"
+    r"|(?P<before>[\w./:@-]+)['\"`]?\s+(?:setting|parameter|option|directive|variable|limit)s?\b"
+    r"|'(?P<quoted>[^'\s]{6,})'",
+    re.IGNORECASE,
+)
+
+
+def settings_cited(text: str) -> list[str]:
+    """The settings and resource paths `text` cites as such, as written: what a read for the change
+    behind them looks for. A word that only looks like a setting (a user name, a tool's name in a
+    line) is not read for."""
+    found = {m.group("after") or m.group("before") or m.group("quoted") for m in _CITED.finditer(text)}
+    return [name for name in settings_quoted(text) if name in found]
+
+
 def attribute_setting_changes(suspects: Mapping[str, Suspect]) -> None:
     """Move each change of a system in no trouble of its own (a configuration agent) that names a
     setting exactly one other system's errors quote to that system."""
