@@ -35,6 +35,8 @@ class AlertGroupRef:
     severity: str | None
     # `job=node instance=db1:9100`: the group's own identity (tools.identity), empty when it has none.
     identity: str = ""
+    # The machines its alerts fire on: one says where an exporter job's alert is (`job=node` on web-1).
+    instances: tuple[str, ...] = ()
 
 
 def group_alerts(
@@ -63,7 +65,14 @@ def group_alerts(
         key = (str(labels.get("alertname", "unnamed")), primary)
         counts.setdefault(key, (service, []))[1].append(labels)
     groups = [
-        AlertGroupRef(name, service, len(items), items[0].get("severity"), primary)
+        AlertGroupRef(
+            name,
+            service,
+            len(items),
+            items[0].get("severity"),
+            primary,
+            tuple(sorted({i for labels in items if (i := instance_of(labels))})),
+        )
         for (name, primary), (service, items) in counts.items()
     ]
     order = {"critical": 0, "page": 0, "error": 1, "warning": 2}
@@ -141,8 +150,12 @@ class AiOpsFlow:
 
     async def _diagnose(self, opened: OpenedRun, group: AlertGroupRef, run: Run) -> RunResult | None:
         where = f" on {group.service}" if group.service else ""
-        if group.identity and group.identity.split("=", 1)[-1] != group.service:
-            where += f" ({group.identity})"  # namespace/workload or job+instance: which one exactly
+        identity = group.identity
+        if len(group.instances) == 1 and f"instance={group.instances[0]}" not in identity:
+            # An exporter job's alert on one machine (`job=node` on web-1): the machine is the subject.
+            identity = f"{identity} instance={group.instances[0]}".strip()
+        if identity and identity.split("=", 1)[-1] != group.service:
+            where += f" ({identity})"  # namespace/workload or job+instance: which one exactly
         request = RunRequest(
             run_id=opened.run_id,
             session_id=opened.session_id,

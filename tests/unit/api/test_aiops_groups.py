@@ -43,3 +43,12 @@ def test_same_workload_name_in_two_namespaces_is_two_groups() -> None:
     ]
     groups = group_alerts(alerts, [])
     assert {g.service for g in groups} == {"checkout"} and len(groups) == 2
+
+
+def test_a_groups_machines_are_kept_so_one_machine_is_named_in_its_question() -> None:
+    one = _alert(alertname="HostFilesystemAlmostFull", job="node", instance="web-1", mountpoint="/spool")
+    [group] = group_alerts([one], [])
+    assert (group.identity, group.instances) == ("job=node", ("web-1",))
+    two = _alert(alertname="HostFilesystemAlmostFull", job="node", instance="web-2", mountpoint="/spool")
+    [both] = group_alerts([one, two], [])
+    assert both.instances == ("web-1", "web-2")
