@@ -7,7 +7,6 @@ of a cited result, so a row is shown exactly as a reader gives it (cells clipped
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -15,6 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.analysts.lookup import LookupAnswer, LookupTable, TableKind
+from graph.nodes.lookup.alert_filters import alerts_in_place, alerts_labelled, alerts_placed_in
 from tools.base import Evidence
 from tools.toolbox.args import mappings, text_labels
 
@@ -234,11 +234,11 @@ def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = (), question
     series tables keep the rows whose labels name one of them, when any does. Alerts keep those whose
     labels hold the pairs the `question` spells ("for team blue", "with severity critical").
     """
-    shown = [_alerts_labelled(item, question) for item in items if item.tool in READERS]
+    shown = [alerts_labelled(item, question) for item in items if item.tool in READERS]
     pairs = {p for item in shown for p in item.query.get("labels_asked", {}).items()}
     about = [name for name in about if not any(name in pair for pair in pairs)]
-    placed = [name for name in about if any(_alerts_placed_in(item, name) for item in shown)]
-    shown = [_alerts_in_place(item, placed) for item in shown]
+    placed = [name for name in about if any(alerts_placed_in(item, name) for item in shown)]
+    shown = [alerts_in_place(item, placed) for item in shown]
     about = [name for name in about if name not in placed]
     failed = [item for item in shown if not item.status.succeeded]
     tables = [
@@ -260,75 +260,6 @@ def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = (), question
         nothing_matched=bool(shown) and not matched and not failed,
         failed=[item.id for item in failed],
     )
-
-
-def _alerts_labelled(item: Evidence, question: str) -> Evidence:
-    """An alert list narrowed to the alerts whose labels hold every pair the question spells, the
-    pairs read from the alerts themselves: a label and its value ("team blue", "severity=critical"),
-    or a value before "alerts" ("critical alerts"). Recorded in its query as `labels_asked`."""
-    if item.tool not in ("list_alerts", "alert_history") or not question:
-        return item
-    key = "alerts" if item.tool == "list_alerts" else "history"
-    alerts = mappings(item.data.get(key))
-    pairs: dict[str, str] = {}
-    for alert in alerts:
-        for label, value in text_labels(alert.get("labels")).items():
-            if label != "alertname" and len(value) >= 2 and _spells(question, label, value):
-                pairs[label] = value
-    if not pairs:
-        return item
-    kept = [a for a in alerts if all(text_labels(a.get("labels")).get(k) == v for k, v in pairs.items())]
-    return dataclasses.replace(
-        item, data={**item.data, key: kept}, query={**item.query, "labels_asked": dict(sorted(pairs.items()))}
-    )
-
-
-def _alerts_placed_in(item: Evidence, word: str) -> list[Mapping[str, Any]]:
-    """The alerts of an alert list whose label values hold `word` as a part of a name, never a whole
-    one: "what's firing in prod?" asks about the alerts of `cluster=shop-prod-eu`, where no alert is
-    of a system called prod."""
-    if item.tool not in ("list_alerts", "alert_history"):
-        return []
-    key = "alerts" if item.tool == "list_alerts" else "history"
-    word = word.lower()
-    found = []
-    for alert in mappings(item.data.get(key)):
-        values = [v.lower() for v in text_labels(alert.get("labels")).values()]
-        if word in values:
-            return []  # a system of that name: its rows say so themselves
-        if any(word in re.split(r"[-_.:/]", value) for value in values):
-            found.append(alert)
-    return found
-
-
-def _alerts_in_place(item: Evidence, words: Sequence[str]) -> Evidence:
-    """An alert list narrowed to the alerts placed in every one of `words` (`_alerts_placed_in`),
-    recorded in its query as `placed_in`."""
-    if not words or item.tool not in ("list_alerts", "alert_history"):
-        return item
-    key = "alerts" if item.tool == "list_alerts" else "history"
-    kept = mappings(item.data.get(key))
-    for word in words:
-        placed = [id(alert) for alert in _alerts_placed_in(item, word)]
-        kept = [alert for alert in kept if id(alert) in placed]
-    return dataclasses.replace(
-        item, data={**item.data, key: kept}, query={**item.query, "placed_in": list(words)}
-    )
-
-
-def _spells(question: str, label: str, value: str) -> bool:
-    pair = rf"\b{re.escape(label)}\s*[=:]?\s*[\"'`]?{re.escape(value)}(?![\w-])"
-    adjective = rf"(?<![\w-]){re.escape(value)}\s+(?:[a-z]+\s+)?alerts?\b"
-    # A platform's state in its own spelling ("which pods are in CrashLoopBackOff?"), written as is.
-    state = _STATE_VALUE.fullmatch(value) and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", question)
-    return (
-        bool(re.search(pair, question, re.IGNORECASE))
-        or (len(value) >= 4 and bool(re.search(adjective, question, re.IGNORECASE)))
-        or bool(state)
-    )
-
-
-_STATE_VALUE = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]*)+|[A-Z][A-Z0-9]*_[A-Z0-9_]+")
 
 
 def _groups(items: Iterable[Evidence]) -> list[list[Evidence]]:
