@@ -103,8 +103,10 @@ _OBJECT_KINDS = (
 def reports_about(text: str, name: str) -> bool:
     """Whether lower-cased `text` refers to `name` (or one of its pods) as an orchestrator's object
     (`pod/x-5f7b`, a node agent's "container x in pod x-5f7b")."""
-    name = re.escape(name.lower())
-    pattern = rf"(?<![\w/.-])(?:(?:{_OBJECT_KINDS})(?:\.[a-z]+)?/|\bin pod ){name}(?![a-z0-9])"
+    name = name.lower()
+    if name not in text:  # cheap first: most lines name no system at all
+        return False
+    pattern = rf"(?<![\w/.-])(?:(?:{_OBJECT_KINDS})(?:\.[a-z]+)?/|\bin pod ){re.escape(name)}(?![a-z0-9])"
     return re.search(pattern, text) is not None
 
 

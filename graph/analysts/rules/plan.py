@@ -173,17 +173,15 @@ def _reporter_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
     ("Pulling image .../x:3.8.0", "Scaled up replica set x-5f7b"), in lines no error read returns."""
     streams = set(request.discovery.log_services)
     others = {p.service for p in request.digest.log_patterns if p.service}
-    reporters = [
-        pattern.service
-        for pattern in request.digest.log_patterns
-        if pattern.service in streams
-        and (pattern.level or "").lower() in ("error", "warn")
-        and any(
-            other != pattern.service and len(other) >= MIN_MENTIONED_CHARS and reports_about(text, other)
-            for other in others
-            for text in [f"{pattern.template} {pattern.example}".lower()]
-        )
-    ]
+    reporters: list[str] = []
+    for pattern in request.digest.log_patterns:
+        if pattern.service not in streams or (pattern.level or "").lower() not in ("error", "warn"):
+            continue
+        text = f"{pattern.template} {pattern.example}".lower()
+        if any(
+            o != pattern.service and len(o) >= MIN_MENTIONED_CHARS and reports_about(text, o) for o in others
+        ):
+            reporters.append(pattern.service)
     window = {"window_minutes": minutes}
     picked = list(dict.fromkeys(reporters))[:MAX_EVENT_STREAMS]
     return [PlannedCall(tool="query_logs", args={"service": s, "level": "info", **window}) for s in picked]

@@ -43,7 +43,7 @@ def doubted(question: str, ranked: Sequence[Suspect], focus: Sequence[str]) -> l
         # shown, and the trouble is someone else's.
         others = ranked[1:]
         if any(pointed_at_by(s) or s.errors or s.changes for s in others):
-            return [root, *(s for s in doubted(question, others, focus) if s is not root)]
+            return [root, *doubted(question, others, focus)]
     return [
         s
         for s in ranked[1:]
