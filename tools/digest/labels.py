@@ -78,6 +78,24 @@ def parse_instant(value: object) -> datetime | None:
     return None
 
 
+# Between the head and the tail of a long line; no log line holds it, so a quote never spans it.
+ELIDED = " […] "
+
+
+def clip_ends(text: str, limit: int, tail: int) -> str:
+    """A long line's first `limit` characters and its last `tail` ones (from a word), whitespace collapsed.
+
+    The end of a long error line often names what failed (the resource path after "permission
+    denied on", the key after "Duplicate entry"): a head-only clip would lose exactly that.
+    """
+    flat = " ".join(text.split())
+    if len(flat) <= limit + tail:
+        return flat
+    end = flat[-tail:]
+    end = end.split(" ", 1)[1] if " " in end[:-1] else end
+    return f"{flat[:limit]}{ELIDED}{end}"
+
+
 def clip(text: str, limit: int) -> str:
     """Text cut to `limit` characters with an ellipsis when it was longer; whitespace collapsed."""
     flat = " ".join(text.split())

@@ -18,7 +18,7 @@ from drain3.masking import MaskingInstruction
 from drain3.template_miner import TemplateMiner
 from drain3.template_miner_config import TemplateMinerConfig
 
-from tools.digest.labels import HOST_LABEL_KEYS, clip, iso_utc, parse_instant, service_of
+from tools.digest.labels import HOST_LABEL_KEYS, clip_ends, iso_utc, parse_instant, service_of
 from tools.digest.limits import DigestLimits
 from tools.facts import LogPattern
 
@@ -103,16 +103,20 @@ def patterns_from(
             entry.reason = _reason_of(labels, message)
     templates = {c.cluster_id: c.get_template() for c in miner.drain.clusters}
     read = _covered(read_from, now, [t for entry in clusters.values() for t in entry.stamps])
+
+    def clipped(line: str) -> str:
+        return clip_ends(line, limits.example_chars, limits.example_tail_chars)
+
     found = [
         LogPattern(
             evidence_id=evidence_id,
             service=entry.service,
             level=_dominant_level(entry),
-            template=clip(templates.get(cluster_id, entry.example), limits.example_chars),
+            template=clipped(templates.get(cluster_id, entry.example)),
             count=entry.count,
             first_seen=iso_utc(entry.first or now),
             last_seen=iso_utc(entry.last or now),
-            example=clip(entry.example, limits.example_chars),
+            example=clipped(entry.example),
             reason=entry.reason,
             host=next(iter(entry.hosts)) if len(entry.hosts) == 1 else None,
             steady=read is not None and _steady(entry, read),

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 
 from graph.analysts.base import Finding
-from tools.digest.labels import INSTANCE_LABEL_KEYS, SERVICE_LABEL_KEYS
+from tools.digest.labels import ELIDED, INSTANCE_LABEL_KEYS, SERVICE_LABEL_KEYS
 from tools.facts import AlertGroup, CaseClue, LogPattern, MetricAnomaly, RoutineMove, SqlSummary
 from tools.identity import DEFAULT_IDENTITY
 
@@ -41,7 +41,8 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
     slice: `head" ... "tail`, which the caller's double quotes make two quoted substrings. The end
     of a long error line is often what went wrong ("...; Duplicate entry '88412' for key ...").
     """
-    text = " ".join(text.split())
+    # A digest's long line keeps its end after ELIDED: what is quoted is its head, verbatim.
+    text = " ".join(text.partition(ELIDED)[0].split())
     # A stack trace is no one's words: the line up to it says what failed ("KeyError: 'carrier_code'").
     if (trace := _STACK_TRACE.search(text)) and len(head := text[: trace.start()].rstrip()) >= _QUOTED_HEAD:
         text = head

@@ -8,6 +8,7 @@ from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.findings import quote
 from graph.analysts.rules.suspects import rank_suspects
 from tests.unit.graph.digest_facts import alert, ask, lines, move
+from tools.digest.labels import ELIDED, clip_ends
 from tools.facts import Digest
 
 SERVER = (
@@ -62,3 +63,11 @@ def test_peers_saying_the_same_words_outright_point_at_no_one() -> None:
 def test_a_plain_line_is_quoted_after_its_timestamp_and_ids() -> None:
     said = quote(SERVER)
     assert said.startswith("executeQuery: Code: 252. DB::Exception: Too many parts") and said in SERVER
+
+
+def test_a_quote_of_a_clipped_line_is_its_verbatim_head() -> None:
+    line = "checkout request failed after retries exhausted " * 10 + "upstream=payments-api:8443"
+    clipped = clip_ends(line, 240, 80)
+    assert ELIDED in clipped and clipped.endswith("upstream=payments-api:8443")
+    quoted = quote(clipped)
+    assert ELIDED.strip() not in quoted and quoted in " ".join(line.split())

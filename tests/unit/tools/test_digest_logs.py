@@ -160,3 +160,16 @@ def test_a_capped_read_is_judged_on_the_stretches_it_kept() -> None:
     assert pattern.steady
     faster = _every(2.0, 118, 100, _503) + _every(0.25, 20, 1, _503)
     assert not build_digest([_read(faster, truncated=True)], now=NOW).log_patterns[0].steady
+
+
+def test_a_long_line_keeps_its_end_where_what_failed_is_named() -> None:
+    preamble = "unseal attempt failed: error decrypting key shares with the configured seal mechanism " * 4
+    resource = "projects/ops-core/locations/global/keyRings/vault/cryptoKeys/unseal-key"
+    lines = [
+        _line(5 - i, f"{preamble}permission denied on {resource}", app="vault", level="error")
+        for i in range(3)
+    ]
+    [pattern] = build_digest([_logs(lines)], now=NOW).log_patterns
+    assert pattern.example.startswith("unseal attempt failed") and pattern.example.endswith(resource)
+    limits = DigestLimits()
+    assert len(pattern.example) <= limits.example_chars + limits.example_tail_chars + 8
