@@ -170,6 +170,10 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
     names |= {name.lower() for name in digest.names}
     said = [*_SUBJECT.findall(question), *_OWNER.findall(question)]
     subjects = {term.lower() for term in said if _NAME_LIKE.search(term)}
+    # A product's name spelled as one ("is Keycloak down?", "why is PgBouncer slow?") is a system's
+    # name too, though a plain word; it is unseen only when no telemetry says it at all.
+    proper = {term.lower() for term in _SUBJECT.findall(question) if _PROPER_NOUN.fullmatch(term)}
+    subjects |= {term for term in proper if term not in _telemetry_text(digest)}
     unseen: list[str] = []
     for term in question_terms(question):
         family, dash, _ = term.partition("-")
@@ -187,6 +191,16 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
             continue  # spelled apart: `shelf-scan` of `shelfscan-api`
         unseen.append(term)
     return unseen
+
+
+def _telemetry_text(digest: Digest) -> str:
+    """Every word the telemetry read holds (alerts, series, log lines; not runbooks or past cases,
+    which may name a system this deployment does not run), lower-cased."""
+    said = [*digest.names, *digest.measured]
+    said += [f"{g.alertname} {g.summary} {' '.join(g.labels.values())}" for g in digest.alert_groups]
+    said += [f"{a.metric} {' '.join(a.labels.values())}" for a in digest.anomalies]
+    said += [f"{p.service or ''} {p.template} {p.example}" for p in digest.log_patterns]
+    return " ".join(said).lower()
 
 
 def _flat(name: str) -> str:
@@ -219,6 +233,8 @@ _SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _NAME_LIKE = re.compile(r"[-_.\d]")
+# Capitalised and mixed-case like a product ("Keycloak", "PgBouncer"), not an acronym ("DB") or a word.
+_PROPER_NOUN = re.compile(r"[A-Z][a-z]+(?:[A-Z][A-Za-z]*)?")
 # A sentence that begins with what it is about: "kiln-scheduler's nightly job failed at 02:00".
 _OWNER = re.compile(r"(?:^|[.?!;]\s+)([a-z][\w.-]*[a-z0-9])'s\s", re.IGNORECASE)
 

@@ -293,3 +293,19 @@ def test_the_age_of_a_queues_oldest_message_falling_is_its_recovery() -> None:
     assert improving("aws_sqs_approximate_age_of_oldest_message", "down")
     assert improving("kafka_consumer_oldest_message_age_seconds", "down")
     assert not improving("aws_sqs_approximate_age_of_oldest_message", "up")
+
+
+def test_a_product_named_as_one_word_that_no_telemetry_says_is_unseen() -> None:
+    """ "Is Keycloak down?": a capitalised plain word is a product's name; when no alert, series or
+    line says it, its health cannot be read. A product the lines do name, or a plain lower-case word,
+    is not unseen."""
+    quiet = Digest(log_patterns=[_burst("2026-01-01T10:20:00Z")])
+    for question, name in (
+        ("Is Keycloak down? nobody can log in", "keycloak"),
+        ("why is PgBouncer slow?", "pgbouncer"),
+    ):
+        draft = diagnose_digest(_request(quiet, ANSWERED, question))
+        assert draft.verdict == "inconclusive", question
+        assert f"log line names {name}" in draft.summary
+    for question in ("Is Ingest down?", "is the database slow?", "Is DB ok?"):
+        assert diagnose_digest(_request(quiet, ANSWERED, question)).verdict == "healthy", question
