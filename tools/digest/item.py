@@ -82,8 +82,10 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
         )
         return ItemFacts(anomalies=anomalies, names=_label_values(series), measured=_label_values(measuring))
     if item.source is EvidenceSource.LOGS and "lines" in data:
-        read_from = parse_instant(item.query.get("start"))
-        patterns = tuple(patterns_from(item.id, data, now=now, limits=limits, read_from=read_from))
+        read_from, read_to = parse_instant(item.query.get("start")), parse_instant(item.query.get("end"))
+        patterns = tuple(
+            patterns_from(item.id, data, now=now, limits=limits, read_from=read_from, read_to=read_to)
+        )
         return ItemFacts(patterns=patterns, names=_label_values(data.get("lines")))
     if item.source is EvidenceSource.SQL and "introspection" in data:
         return ItemFacts(database=state_from(item.id, data))

@@ -70,10 +70,11 @@ def patterns_from(
     now: datetime,
     limits: DigestLimits,
     read_from: datetime | None = None,
+    read_to: datetime | None = None,
 ) -> list[LogPattern]:
     """The top log patterns of one evidence item's lines, per service and level. `read_from` is
-    where the read began (its query's start): a pattern there from its first minutes to its last at
-    an even rate is marked `steady`."""
+    where the read began (its query's start) and `read_to` where it ended (now unless it ended
+    earlier): a pattern there from its first minutes to its last at an even rate is marked `steady`."""
     miner = TemplateMiner(config=_miner_config())
     # Repeated messages are masked once; drain still sees every line, in order, as before.
     masked: dict[str, str] = {}
@@ -102,7 +103,8 @@ def patterns_from(
         if entry.reason is None:
             entry.reason = _reason_of(labels, message)
     templates = {c.cluster_id: c.get_template() for c in miner.drain.clusters}
-    read = _covered(read_from, now, [t for entry in clusters.values() for t in entry.stamps])
+    end = now if read_to is None else min(read_to, now)
+    read = _covered(read_from, end, [t for entry in clusters.values() for t in entry.stamps])
 
     def clipped(line: str) -> str:
         return clip_ends(line, limits.example_chars, limits.example_tail_chars)

@@ -22,6 +22,7 @@ _EMPTY_LINES_BYTES = len('{"lines":[]}')
 _FIRST_SHARE = 5  # a fifth of the lines (and bytes) for the window's first lines, when asked
 _STATUS_DESCRIPTION = "lines recording an HTTP status of the class"
 _SINCE_DESCRIPTION = 'the window\'s start, RFC 3339 ("since 14:00"), instead of window_minutes'
+_UNTIL_DESCRIPTION = "the window's end, RFC 3339, instead of now (the lines before the trouble began)"
 # Lines a count reads at most: Loki's default `max_entries_limit_per_query`.
 MAX_COUNTED_LINES = 5_000
 
@@ -43,6 +44,7 @@ class CountLogsArgs(ToolArgs):
     status_class: StatusClass | None = Field(default=None, description=_STATUS_DESCRIPTION)
     window_minutes: Window | None = None
     since: AwareDatetime | None = Field(default=None, description=_SINCE_DESCRIPTION)
+    until: AwareDatetime | None = Field(default=None, description=_UNTIL_DESCRIPTION)
 
 
 class QueryLogsArgs(CountLogsArgs):
@@ -89,7 +91,7 @@ async def list_log_streams(ctx: ToolContext, args: ListLogStreamsArgs) -> Answer
 
 async def query_logs(ctx: ToolContext, args: QueryLogsArgs) -> Answer:
     source: LogsSource = require(ctx.sources.logs, "logs")
-    window = ctx.window(args.window_minutes, args.since)
+    window = ctx.window(args.window_minutes, args.since, args.until)
     limit = min(args.limit or ctx.limits.max_log_lines, ctx.limits.max_log_lines)
     query = _log_query(args, window, limit, args.native_query)
     lines = await source.query_range(query)
@@ -126,7 +128,7 @@ async def count_logs(ctx: ToolContext, args: CountLogsArgs) -> Answer:
     """How many lines match, read whole up to `MAX_COUNTED_LINES` (a count past it says "at least"),
     with the first and last matching line's time: the answer to "how many errors since 14:00?"."""
     source: LogsSource = require(ctx.sources.logs, "logs")
-    window = ctx.window(args.window_minutes, args.since)
+    window = ctx.window(args.window_minutes, args.since, args.until)
     lines = await source.query_range(_log_query(args, window, MAX_COUNTED_LINES))
     capped = len(lines) >= MAX_COUNTED_LINES
     times = sorted(line.ts for line in lines)

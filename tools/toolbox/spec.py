@@ -40,17 +40,26 @@ class ToolContext:
     now: datetime
     principal: str | None = None
 
-    def window(self, minutes: int | None, since: datetime | None = None) -> TimeWindow:
-        """[now - minutes, now], or [since, now] when a start is given ("since 14:00"); refused past
-        the configured maximum range."""
+    def window(
+        self, minutes: int | None, since: datetime | None = None, until: datetime | None = None
+    ) -> TimeWindow:
+        """[now - minutes, now], or [since, now] when a start is given ("since 14:00"), ending at
+        `until` instead of now when one is given ("the lines before the trouble began"); refused past
+        the configured maximum range or when the window would be empty."""
         if since is not None:
             if not self.now - timedelta(minutes=self.limits.max_range_minutes) <= since < self.now:
                 raise rejected(f"since must be within the last {self.limits.max_range_minutes} minutes")
-            return TimeWindow(start=since, end=self.now)
-        span = minutes or self.limits.default_window_minutes
-        if span > self.limits.max_range_minutes:
-            raise rejected(f"window_minutes must be at most {self.limits.max_range_minutes}")
-        return TimeWindow(start=self.now - timedelta(minutes=span), end=self.now)
+            start = since
+        else:
+            span = minutes or self.limits.default_window_minutes
+            if span > self.limits.max_range_minutes:
+                raise rejected(f"window_minutes must be at most {self.limits.max_range_minutes}")
+            start = self.now - timedelta(minutes=span)
+        if until is None:
+            return TimeWindow(start=start, end=self.now)
+        if not start < until <= self.now:
+            raise rejected("until must be after the window's start and not after now")
+        return TimeWindow(start=start, end=until)
 
     def step_for(self, window: TimeWindow, requested_s: int | None) -> int:
         """A step no finer than the minimum and coarse enough to bound points per series."""

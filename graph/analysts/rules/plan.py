@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from typing import Any
 
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
@@ -22,6 +23,7 @@ from graph.analysts.rules.scoring import CHANGE_LEAD
 from graph.analysts.rules.setting_changes import MAX_SETTINGS, settings_cited
 from graph.analysts.rules.suspect import resource_name
 from graph.analysts.rules.vocabulary import BAD_SIGNAL, SEVERE_ALERTS
+from tools.digest.labels import iso_utc, parse_instant
 from tools.facts import Digest
 from tools.toolbox.catalog import TOOLS_BY_NAME
 
@@ -45,6 +47,7 @@ _REREAD_ARGS = tuple(name for name in TOOLS_BY_NAME["read_metric"].args.model_fi
 MAX_MENTIONED = 2
 SETTING_PATTERNS = 6  # the most frequent error patterns whose quoted settings are looked up
 MIN_MENTIONED_CHARS = 4  # a shorter name matches too many lines by accident
+SETTLED_AFTER = timedelta(minutes=5)  # a mention read ends this long after the last series moved
 
 
 # A question about what happened hours ago ("we got paged overnight"): the alert history reaches back.
@@ -117,7 +120,8 @@ def plan_followup(request: PlanRequest) -> Plan:
     began = [a.change_at for a in request.digest.anomalies]
     window = change_window(request.route.resolved_query, request.now, began, CHANGE_LEAD)
     calls = introspection_calls(request) + _event_calls(request, window) + _reporter_calls(request, window)
-    calls += _mention_calls(request, window) + _setting_calls(request, window)
+    calls += _mention_calls(request, window, _before_settled(began, request.now))
+    calls += _setting_calls(request, window)
     for summary in request.digest.sql:
         match = _SAMPLE.match(summary.statement)
         if match is None or not summary.columns:
@@ -203,10 +207,21 @@ def _setting_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
     ]
 
 
-def _mention_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
+def _before_settled(began: Sequence[str | None], now: str) -> str | None:
+    """Shortly after the last series moved: a change behind the trouble came before it, and the
+    lines after it (a proxy's 500 access lines naming the failing system) would crowd out a deploy
+    tool's one line about it. None when no series moved or that is close to now."""
+    moments = [t for t in (parse_instant(b) for b in began if b) if t is not None]
+    moment = parse_instant(now)
+    if not moments or moment is None or moment - max(moments) <= 2 * SETTLED_AFTER:
+        return None
+    return iso_utc(max(moments) + SETTLED_AFTER)
+
+
+def _mention_calls(request: PlanRequest, minutes: int, until: str | None = None) -> list[PlannedCall]:
     """Lines of any stream that name the systems logging the most errors: a deploy tool's or an
     orchestrator's events about them ("Updated image ... application=X", "Deployment/X: Scaled up
-    replica set") live in the platform's streams, not in theirs."""
+    replica set") live in the platform's streams, not in theirs. Read up to `until` when given."""
     errors: dict[str, int] = {}
     for pattern in request.digest.log_patterns:
         if pattern.service and (pattern.level or "").lower() in ("error", "warn"):
@@ -225,7 +240,9 @@ def _mention_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
     }
     moving = sorted(names - set(busiest)) + sorted(jobs - names - set(busiest))
     named = [name for name in moving if mentions(said, name)][:MAX_MENTIONED]
-    window = {"window_minutes": minutes, "first_lines": True}
+    window: dict[str, Any] = {"window_minutes": minutes, "first_lines": True}
+    if until is not None:
+        window["until"] = until
     return [
         PlannedCall(tool="query_logs", args={"contains": name, "level": "info", **window})
         for name in [*busiest, *named]

@@ -11,7 +11,7 @@ import pytest
 from graph.analysts.base import Discovery, PlanRequest, Route
 from graph.analysts.rules.onset import WINDOW_MINUTES, read_window, stated_onset
 from graph.analysts.rules.plan import plan_followup, plan_targeted
-from tools.facts import Digest, MetricAnomaly
+from tools.facts import Digest, LogPattern, MetricAnomaly
 
 NOW = datetime(2027, 8, 9, 15, 40, tzinfo=UTC)
 
@@ -88,3 +88,34 @@ def test_the_follow_up_reads_events_from_half_an_hour_before_the_first_move() ->
     assert {c.args.get("window_minutes") for c in plan_followup(early).calls if c.tool == "query_logs"} == {
         WINDOW_MINUTES
     }
+
+
+def test_the_mention_read_ends_shortly_after_the_last_move() -> None:
+    """The lines naming the erroring system are read up to five minutes after the series moved: a
+    deploy tool's one line before it is not crowded out by a proxy's hundreds after it."""
+    move = MetricAnomaly(
+        "metrics-3", "flush_duration_seconds", {"job": "ingest"}, "ingest", 0.05, 4.3, 4.5,
+        "2027-08-09T13:20:00Z", "up", 86.0, 50.0,
+    )  # fmt: skip
+    errors = LogPattern(
+        evidence_id="logs-1", service="ingest", level="error", template="flush failed", count=400,
+        first_seen="2027-08-09T13:21:00Z", last_seen="2027-08-09T15:39:00Z", example="flush failed",
+    )  # fmt: skip
+    request = PlanRequest(
+        route=Route(route="complex", resolved_query="why are the dashboards stale?"),
+        round=3,
+        tool_names=["query_logs"],
+        datasources=[],
+        remaining_tool_calls=40,
+        discovery=Discovery(log_services=["ingest", "deployer"]),
+        digest=Digest(anomalies=[move], log_patterns=[errors]),
+        now="2027-08-09T15:40:00Z",
+    )
+    calls = plan_followup(request).calls
+    [mention] = [c for c in calls if c.args.get("contains") == "ingest"]
+    assert mention.args["until"] == "2027-08-09T13:25:00Z" and mention.args["window_minutes"] == 170
+    others = [c for c in calls if c is not mention and c.tool == "query_logs"]
+    assert others and not any("until" in c.args for c in others)
+    recent = replace(request, digest=Digest(anomalies=[replace(move, change_at="2027-08-09T15:35:00Z")],
+                                            log_patterns=[errors]))  # fmt: skip
+    assert not any("until" in c.args for c in plan_followup(recent).calls)

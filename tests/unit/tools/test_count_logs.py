@@ -76,3 +76,22 @@ async def test_a_start_outside_the_range_or_ahead_of_now_is_refused(tmp_path: Pa
             "count_logs", {"since": since.isoformat()}, RunEvidence(budget_bytes=10**6)
         )
         assert refused.status is EvidenceStatus.REJECTED
+
+
+async def test_a_read_can_end_before_now_and_an_empty_or_future_end_is_refused(tmp_path: Path) -> None:
+    world = _world(tmp_path)
+    toolbox = _toolbox(world)
+    until = world.now - timedelta(minutes=30)
+    evidence = await toolbox.call(
+        "query_logs",
+        {"service": "relay", "window_minutes": 90, "until": until.isoformat()},
+        RunEvidence(budget_bytes=10**6),
+    )
+    stamps = [datetime.fromisoformat(line["ts"].replace("Z", "+00:00")) for line in evidence.data["lines"]]
+    assert stamps and max(stamps) < until <= world.now
+    assert evidence.query["end"] == until.isoformat().replace("+00:00", "Z")
+    for end in (world.now + timedelta(minutes=5), world.now - timedelta(minutes=120)):
+        refused = await toolbox.call(
+            "query_logs", {"window_minutes": 90, "until": end.isoformat()}, RunEvidence(budget_bytes=10**6)
+        )
+        assert refused.status is EvidenceStatus.REJECTED

@@ -114,7 +114,9 @@ def test_a_pattern_keeps_the_one_host_its_lines_came_from() -> None:
     assert pattern.host is None
 
 
-def _read(lines: list[dict[str, Any]], *, truncated: bool = False) -> Evidence:
+def _read(
+    lines: list[dict[str, Any]], *, truncated: bool = False, end: str = "2031-01-05T08:00:00Z"
+) -> Evidence:
     """A read of the last two hours (its query's start), as `query_logs` records it."""
     start = (NOW - timedelta(minutes=120)).isoformat().replace("+00:00", "Z")
     return Evidence(
@@ -124,7 +126,7 @@ def _read(lines: list[dict[str, Any]], *, truncated: bool = False) -> Evidence:
         "t",
         "s",
         {"lines": lines},
-        {"start": start, "end": "2031-01-05T08:00:00Z"},
+        {"start": start, "end": end},
         EvidenceStatus.OK,
         truncated=truncated,
     )
@@ -151,6 +153,15 @@ def test_a_pattern_as_steady_through_the_read_as_at_its_start_is_marked_steady()
     assert not any(p.steady for p in build_digest([_read(surge)], now=NOW).log_patterns)
     # Without a read start (a query with no window), nothing is called steady.
     assert not build_digest([_logs(steady)], now=NOW).log_patterns[0].steady
+
+
+def test_a_read_that_ended_before_now_is_judged_up_to_its_end() -> None:
+    """Read until an hour ago (the lines before the trouble): a trickle through it is steady; the same
+    read judged up to now would see it stop halfway and call it a change."""
+    trickle = _every(2.0, 118, 61, _503)
+    [pattern] = build_digest([_read(trickle, end="2031-01-05T07:00:00Z")], now=NOW).log_patterns
+    assert pattern.steady
+    assert not build_digest([_read(trickle)], now=NOW).log_patterns[0].steady
 
 
 def test_a_capped_read_is_judged_on_the_stretches_it_kept() -> None:
