@@ -11,7 +11,8 @@ from datetime import timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, Recommendation, RootCause, RuledOut
 from graph.analysts.rules import findings as say
-from graph.analysts.rules.categories import CATEGORY_ADVICE, categorize
+from graph.analysts.rules.advice import CATEGORY_ADVICE
+from graph.analysts.rules.categories import categorize
 from graph.analysts.rules.dated import dated_system
 from graph.analysts.rules.diagnosis_findings import (
     aside_findings,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from graph.analysts.base import Draft, Finding, PlannedCall, PlanRequest, Recommendation, RootCause
 from graph.analysts.rules import findings as say
-from graph.analysts.rules.categories import CATEGORY_ADVICE
+from graph.analysts.rules.advice import CATEGORY_ADVICE
 from graph.analysts.rules.vocabulary import ERROR_LEVELS
 from tools.facts import AlertGroup, DatabaseState, Digest
 from tools.sql.introspection import IMPLICATING_WORDS
