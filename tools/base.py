@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 
 class EvidenceStatus(StrEnum):
@@ -194,7 +194,9 @@ LOG_LEVELS: Mapping[str, frozenset[str]] = {
 }
 
 
-StatusClass = Literal["4xx", "5xx"]
+# A class of HTTP statuses ("5xx") or one status ("504"); `tools.loki.tools` validates the spelling.
+StatusClass = str
+STATUS_SPELLING = r"^(?:[1-5]xx|[1-5][0-9][0-9])$"
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,10 +241,11 @@ class LogQuery:
 
 
 def status_pattern(status_class: StatusClass) -> str:
-    """A regular expression (RE2 and Python alike) for a line that records a status of the class: a
-    combined access log's `" 503 ` after the request, or a structured `status=503` / `"status":503`."""
-    digit = status_class[0]
-    return rf'(?:" |status(?:_code)?"?\s*[:=]\s*"?){digit}[0-9][0-9]\b'
+    """A regular expression (RE2 and Python alike) for a line that records a status of the class (or
+    that one status): a combined access log's `" 503 ` after the request, or a structured
+    `status=503` / `"status":503` / Traefik's `"DownstreamStatus":504`."""
+    code = status_class if status_class[1:] != "xx" else f"{status_class[0]}[0-9][0-9]"
+    return rf'(?:" |(?i:status)(?:_code)?"?\s*[:=]\s*"?){code}\b'
 
 
 # --- one protocol per capability ---------------------------------------------------------------

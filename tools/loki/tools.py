@@ -9,7 +9,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, Field
 
-from tools.base import EvidenceSource, LogLine, LogQuery, LogsSource, StatusClass, TimeWindow
+from tools.base import (
+    STATUS_SPELLING,
+    EvidenceSource,
+    LogLine,
+    LogQuery,
+    LogsSource,
+    StatusClass,
+    TimeWindow,
+)
 from tools.toolbox.args import LabelName, Name, ToolArgs, Window
 from tools.toolbox.bounds import clip_text, fitting_prefix, oversized_string_chars
 from tools.toolbox.spec import Answer, Found, ToolContext, ToolSpec, iso, require, window_query
@@ -20,7 +28,7 @@ SERVICE_LABELS = frozenset({"service", "service_name", "app", "application", "jo
 _MAX_MESSAGE_CHARS = 2_000
 _EMPTY_LINES_BYTES = len('{"lines":[]}')
 _FIRST_SHARE = 5  # a fifth of the lines (and bytes) for the window's first lines, when asked
-_STATUS_DESCRIPTION = "lines recording an HTTP status of the class"
+_STATUS_DESCRIPTION = 'lines recording an HTTP status of the class ("5xx") or that status ("504")'
 _SINCE_DESCRIPTION = 'the window\'s start, RFC 3339 ("since 14:00"), instead of window_minutes'
 _UNTIL_DESCRIPTION = "the window's end, RFC 3339, instead of now (the lines before the trouble began)"
 # Lines a count reads at most: Loki's default `max_entries_limit_per_query`.
@@ -41,7 +49,9 @@ class CountLogsArgs(ToolArgs):
     labels: Annotated[dict[LabelName, Annotated[str, Field(max_length=256)]], Field(max_length=8)] = Field(
         default_factory=dict, description="other stream labels that must equal these values, e.g. namespace"
     )
-    status_class: StatusClass | None = Field(default=None, description=_STATUS_DESCRIPTION)
+    status_class: StatusClass | None = Field(
+        default=None, pattern=STATUS_SPELLING, description=_STATUS_DESCRIPTION
+    )
     window_minutes: Window | None = None
     since: AwareDatetime | None = Field(default=None, description=_SINCE_DESCRIPTION)
     until: AwareDatetime | None = Field(default=None, description=_UNTIL_DESCRIPTION)

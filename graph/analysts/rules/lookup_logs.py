@@ -26,7 +26,14 @@ COUNT_LINES = re.compile(
     r"^how\s+many\b(?=.*\b(?:errors?|warnings?|lines|entries)\b)(?=.*\b(?:since|last|past)\b)",
     re.IGNORECASE,
 )
-_STATUS_CLASS = re.compile(r"\b([45])xx\b", re.IGNORECASE)
+# "5xx", or one status: "504s", "the 502 errors", "status 503", "HTTP 429".
+_STATUS_CLASS = re.compile(
+    r"(?:\b([45])xx\b|\b([45][0-9][0-9])s\b|\b(?:status|http|code)\s+([45][0-9][0-9])\b|\b([45][0-9][0-9])(?=\s+(?:errors?|responses?)\b))"
+    r"(?:\s+(?:errors?|responses?|statuses))?",
+    re.IGNORECASE,
+)
+# A request path the lines carry: "504s on /api/v2/quotes".
+_PATH = re.compile(r"(?<![\w/])/[\w.~%-]+(?:/[\w.~%{}-]*)*")
 _LEVEL_WORD = re.compile(
     r"\b(errors?|error lines?|warnings?|warns?|fatal|critical|debug|info)\b", re.IGNORECASE
 )
@@ -68,7 +75,12 @@ _SERVICE_PATTERNS = (
     re.compile(r"\b(?:logs?|lines|errors?|warnings?)\s+(?:of|from|for|in)\s+(?:the\s+)?([\w.-]+)", re.I),
     # A lookahead: "of for X" must still find X after skipping "for".
     re.compile(r"\b(?:from|of|for|in|on)\s+(?:the\s+)?(?=([A-Za-z0-9_.-]+)\b)", re.I),
-    re.compile(r"\b([A-Za-z0-9_.-]+)\s+(?:service\s+)?(?:logs?|log lines)\b", re.I),
+    # "X logs", "X access logs": the kind of log (access, audit, slow query) is no system.
+    re.compile(
+        r"\b([A-Za-z0-9_.-]+)\s+(?:(?:service|access|audit|request|slow(?:\s+query)?|query)\s+)?"
+        r"(?:logs?|log lines)\b",
+        re.I,
+    ),
     # "the last 3 ERROR lines ripple-enricher logged"
     re.compile(
         r"\b(?:lines|errors?|warnings?|entries)\s+(?:that\s+)?([A-Za-z0-9_.-]+)\s+(?:logged|wrote|emitted)\b",
@@ -102,14 +114,22 @@ def logs(text: str) -> LookupAsk | None:
     """Log lines with the question's filters; None when it names no filter and no log noun."""
     labels = labels_named(text)
     phrase, level, exact = _phrase_and_level(text)
-    service = named_service(text, skip=set(labels.values()) | ({phrase} if phrase else set()))
-    status = _STATUS_CLASS.search(text)
+    status = _status_asked(text)
+    # The words of a status ("502 errors", "504s") are its filter: no level, phrase or line count.
+    rest = _STATUS_CLASS.sub(" ", text) if status is not None else text
+    if status is not None and not _LEVEL_WORD.search(rest):
+        level, exact = None, None
+    if status is not None and phrase is not None and _STATUS_CLASS.fullmatch(phrase):
+        phrase = None  # "grep ... for 504s": the status, not the text "504s"
+    if phrase is None and status is not None and (path := _PATH.search(QUOTED.sub(" ", text))):
+        phrase = path.group(0).rstrip(".,;?")  # "504s on /api/v2/quotes"
+    service = named_service(rest, skip=set(labels.values()) | ({phrase} if phrase else set()))
     if not (LOGS.search(text) or level or phrase or status):
         return None
     if service and not labels and (on := _ON_MACHINE.search(text)) and on.group(1) != service:
         # "lines from pricing-engine on pricing-01": the machine the service's lines came from.
         labels = {"host": on.group(1)}
-    args = log_read(text, labels)
+    args = log_read(rest, labels)
     if service:
         args["service"] = service
     if COUNT_LINES.match(text):
@@ -117,7 +137,7 @@ def logs(text: str) -> LookupAsk | None:
         # status class ("5xx") is what an access log records, not a level.
         args.pop("limit", None)
         if status is not None:
-            args["status_class"] = f"{status.group(1)}xx"
+            args["status_class"] = status
         elif phrase or exact:
             args["contains"] = phrase or exact
         elif level:
@@ -125,7 +145,7 @@ def logs(text: str) -> LookupAsk | None:
         count = PlannedCall(tool="count_logs", args=args, purpose="lookup")
         return LookupAsk("logs", (count,), services=(service,) if service else ())
     if status is not None:
-        args["status_class"] = f"{status.group(1)}xx"
+        args["status_class"] = status
     calls = []
     if level:
         calls.append(PlannedCall(tool="query_logs", args={**args, "level": level}, purpose="lookup"))
@@ -164,6 +184,14 @@ def _phrase_and_level(text: str) -> tuple[str | None, str | None, str | None]:
         exact = phrase if phrase.isupper() else None
         return None, _LEVELS[phrase.lower()], exact
     return phrase, level, None
+
+
+def _status_asked(text: str) -> str | None:
+    """The status filter a question asks for: a class ("5xx") or one status ("504")."""
+    if (found := _STATUS_CLASS.search(text)) is None:
+        return None
+    klass, *codes = found.groups()
+    return f"{klass}xx" if klass else next(code for code in codes if code)
 
 
 def named_service(text: str, skip: set[str] | None = None) -> str | None:

@@ -107,6 +107,15 @@ NOW = re.compile(
 _WHAT_METRIC = re.compile(
     r"^what(?:'s| is| are)\s+(?:the\s+)?(?=[A-Za-z][A-Za-z0-9]*(?:_[\w:]+|[a-z][A-Z][\w:]*)\b)", re.IGNORECASE
 )
+# A metric's name and nothing but where and when: "ApproximateAgeOfOldestMessage for orders-q rn?",
+# "node_load5 on db-2 now?": its value is the question.
+_NAME_ONLY = re.compile(
+    r"^(?P<metric>[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9_:]+|[a-z][A-Z][A-Za-z0-9]*))"
+    r"(?i:\s+(?:for|on|of|at|in)\s+(?:the\s+)?[\w.:/-]+)?"
+    r"(?i:\s+(?:rn|now|right now|atm|currently|pls|please|at the moment))?\s*\?+\s*$"
+)
+# A state a platform names in CamelCase ("CrashLoopBackOff", "ImagePullBackOff"): no metric.
+_STATE_WORD = re.compile(r"(?:BackOff|Error|Failed|Killed|Pending|Evicted|Exceeded)$")
 _ON_SYSTEM = re.compile(r"[\w:]\s+(?:on|for|of|at)\s+[\w.-]*[-_\d.][\w.:-]*\s*\??\s*$", re.IGNORECASE)
 _PROMQL_SHAPE = re.compile(
     r"[a-zA-Z_:][\w:]*\s*(?:\{|\(|\[|(?:==|!=|>=|<=|>|<)\s*-?\d)|\b(?:by|without)\s*\("
@@ -188,6 +197,8 @@ def promql_expression(text: str) -> str | None:
         value_of = _WHAT_METRIC.match(text)
     if value_of is not None and (metric := METRIC_NAME.search(text[value_of.end() :])):
         return metric.group(0)
+    if (named := _NAME_ONLY.match(text)) is not None and not _STATE_WORD.search(named.group("metric")):
+        return named.group("metric")
     return None
 
 

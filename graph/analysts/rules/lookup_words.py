@@ -18,7 +18,7 @@ LookupKind = Literal["logs", "promql", "alerts", "targets", "rules", "sql"]
 # Verbs that ask for data itself; "show me why ..." is caught by lookup._JUDGEMENT first.
 DATA_VERB = re.compile(
     r"^(?:show|list|find|grep|search|get|give|print|display|fetch|post|paste|dump|tail|return|pull|"
-    r"look\s+up|lookup|query|run|execute|evaluate|eval|count|output|read)\b",
+    r"look\s+up|lookup|query|run|execute|evaluate|eval|count|output|read)(?![\w-])",
     re.IGNORECASE,
 )
 # A single quote opens a quote only where a word does not run into it: "claims-api's logs for 'panic'"

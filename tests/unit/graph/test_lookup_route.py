@@ -13,6 +13,24 @@ from graph.analysts.rules.route import confident_route, route_question
 
 # (question, tool, arguments the call must carry)
 LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
+    # One status ("504s") is a status filter, a path the text to find, "X access logs" the stream X.
+    (
+        "grep traefik access logs for 504s on /api/v2/quotes, last 5",
+        "query_logs",
+        {"service": "traefik", "status_class": "504", "contains": "/api/v2/quotes", "limit": 5},
+    ),
+    # "502 errors" are a status, not error-level lines nor 502 of them.
+    (
+        "show 502 errors from edge-proxy",
+        "query_logs",
+        {"service": "edge-proxy", "status_class": "502", "limit": 100},
+    ),
+    # A metric's name with nothing but where and when: its value now.
+    (
+        "ApproximateAgeOfOldestMessage for appt-reminders rn?",
+        "query_promql_instant",
+        {"promql": "ApproximateAgeOfOldestMessage"},
+    ),
     # Things in an alerting state, whatever they are called, are what the firing alerts say.
     ("Which Consul health checks are critical right now?", "list_alerts", {}),
     ("which queue consumers are currently failing?", "list_alerts", {}),
@@ -311,6 +329,9 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
 
 # Questions that ask for a judgement, not rows: they stay diagnoses ("explain ..." a short answer).
 NOT_LOOKUPS = [
+    # A system named like a data verb ("search-api") asks no search.
+    "search-api hpa was pinned at max replicas this morning. is search degraded or anything?",
+    "CrashLoopBackOff on pay-worker?",  # a state, not a metric
     "we got paged for the backlog on the orders sub around 9. are we still on fire or is it fine now?",
     "saw the cache cpu jump at 10:20, anything to worry about?",
     "Why is checkout slow?",
@@ -362,7 +383,7 @@ def test_a_data_question_is_a_lookup_with_the_questions_filters(
     ask = lookup_ask(question)
     assert ask is not None, question
     call = next(c for c in ask.calls if c.tool == tool)
-    assert args.items() <= call.args.items()
+    assert args.items() <= call.args.items(), call.args
     route = route_question(RouteRequest(query=question, flow="CHAT"))
     assert route.route == "lookup" and route.intent == "lookup"
     assert confident_route(RouteRequest(query=question, flow="CHAT")) == route  # no model call needed

@@ -3,6 +3,7 @@ past what it reads, a window that starts where the question says, and a lookup t
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 
 from graph.nodes.lookup.tables import lookup_answer
 from tests.support.world_builder import TIMEOUT_PHRASE, build_contract_world
-from tools.base import EvidenceStatus, Sources
+from tools.base import EvidenceStatus, Sources, status_pattern
 from tools.evidence_store import EvidenceCache, RunEvidence
 from tools.limits import ToolLimits
 from tools.loki import LokiFixture
@@ -95,3 +96,24 @@ async def test_a_read_can_end_before_now_and_an_empty_or_future_end_is_refused(t
             "query_logs", {"window_minutes": 90, "until": end.isoformat()}, RunEvidence(budget_bytes=10**6)
         )
         assert refused.status is EvidenceStatus.REJECTED
+
+
+async def test_one_status_is_a_filter_and_a_misspelt_one_is_refused(tmp_path: Path) -> None:
+    world = _world(tmp_path)
+    toolbox = _toolbox(world)
+    one = await toolbox.call("count_logs", {"status_class": "503"}, RunEvidence(budget_bytes=10**6))
+    recent = [line for line in world.logs if line.ts >= world.now - timedelta(minutes=60)]
+    assert one.data["count"] == sum(1 for line in recent if '" 503 ' in line.message) > 0
+    none = await toolbox.call("count_logs", {"status_class": "504"}, RunEvidence(budget_bytes=10**6))
+    assert none.data["count"] == 0
+    for wrong in ("5x", "50", "600", "5xxx"):
+        refused = await toolbox.call("count_logs", {"status_class": wrong}, RunEvidence(budget_bytes=10**6))
+        assert refused.status is EvidenceStatus.REJECTED, wrong
+
+
+def test_a_status_is_found_under_any_spelling_of_its_key() -> None:
+    exact = re.compile(status_pattern("504"))
+    assert exact.search('{"DownstreamStatus":504,"Duration":3}')
+    assert exact.search('GET /q HTTP/1.1" 504 12') and exact.search("status=504 path=/q")
+    assert not exact.search('{"DownstreamStatus":503,"Duration":30684504}')
+    assert re.search(status_pattern("5xx"), "STATUS: 502")
