@@ -150,6 +150,9 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "promotion",
             "switchover",
             "new primary",
+            # A sentinel's or an older replica set's words ("+switch-master", "new master").
+            "switch-master",
+            "new master",
             "election",
             "elected",
             "stepdown",
@@ -161,7 +164,8 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
         ),
     ),
     ("checkpoint", ("checkpoint", "vacuum", "bgwriter", "buffers written", "flush storm")),
-    ("tls", ("certificate", "x509", "tls", "ssl", "handshake")),
+    # Java's words for a chain it cannot verify ("PKIX path building failed ... certification path").
+    ("tls", ("certificate", "x509", "tls", "ssl", "handshake", "pkix", "certpath", "certification path")),
     (
         "dns",
         (
@@ -326,14 +330,16 @@ def _best(text: str, vocabulary: Sequence[tuple[str, Sequence[str]]]) -> tuple[s
     logger name that spells "HikariPool" four times in one line is one signal about a pool, not
     eight, beside three series and an alert about garbage collection."""
     signals = text.split("\n")
-    best, best_key = UNKNOWN_CATEGORY, (0, 0)
+    best, best_key = UNKNOWN_CATEGORY, (0, 0, 0)
     for category, cues in vocabulary:
         found = _cue_pattern(tuple(cues))
-        hits = len(found.findall(text))
-        key = (sum(1 for signal in signals if found.search(signal)), hits)
+        spoken = [i for i, signal in enumerate(signals) if found.search(signal)]
+        # As many signals each: the one said first (errors, then alerts, then the strongest moves)
+        # before the one with more cue words.
+        key = (len(spoken), -spoken[0], len(found.findall(text))) if spoken else (0, 0, 0)
         if key > best_key:
             best, best_key = category, key
-    return best, best_key[1]
+    return best, best_key[2]
 
 
 # A program's own fault reading an invalid address ("panic: runtime error: invalid memory address or

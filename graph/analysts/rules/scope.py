@@ -168,7 +168,7 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
     # Any label value read names a system the evidence knows (not a family: a region or a path is
     # no system whose siblings a question could name).
     names |= {name.lower() for name in digest.names}
-    said = [*_SUBJECT.findall(question), *_OWNER.findall(question)]
+    said = [*_SUBJECT.findall(question), *_OWNER.findall(question), *_OPENS.findall(question)]
     subjects = {term.lower() for term in said if _NAME_LIKE.search(term)}
     # A product's name spelled as one ("is Keycloak down?", "why is PgBouncer slow?") is a system's
     # name too, though a plain word; it is unseen only when no telemetry says it at all.
@@ -237,6 +237,12 @@ _NAME_LIKE = re.compile(r"[-_.\d]")
 _PROPER_NOUN = re.compile(r"[A-Z][a-z]+(?:[A-Z][A-Za-z]*)?")
 # A sentence that begins with what it is about: "kiln-scheduler's nightly job failed at 02:00".
 _OWNER = re.compile(r"(?:^|[.?!;]\s+)([a-z][\w.-]*[a-z0-9])'s\s", re.IGNORECASE)
+
+# A sentence whose subject comes first: "seatmap-svc is showing blank maps since lunch, can you check?".
+_OPENS = re.compile(
+    r"(?:^|[.?!;]\s+)([a-z][\w.-]*[a-z0-9])\s+(?:is|are|was|has been|keeps|seems|looks|started|stopped)\b",
+    re.IGNORECASE,
+)
 
 _ASKED_ABOUT = re.compile(rf"\b{_WRONG_WITH}([\w.-]+)", re.IGNORECASE)
 

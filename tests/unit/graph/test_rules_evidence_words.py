@@ -269,3 +269,19 @@ def test_a_server_out_of_client_slots_is_a_connections_fault() -> None:
         ]
     )
     assert categorize(signals, changed=False) == "connection_pool_exhaustion"
+
+
+def test_as_many_signals_each_the_category_said_first_wins_over_more_cue_words() -> None:
+    """A replica's lag alarm and lag series, beside a read-IOPS and a read-latency move: as many signals
+    each, and the alert (said first) speaks of replication."""
+    text = "\n".join(
+        ["db-replica-ReplicaLag-ALARM Threshold Crossed", "ReplicaLag", "ReadIOPS", "ReadLatency"]
+    )
+    assert categorize(text, changed=False) == "replication"
+    assert categorize("\n".join(["ReadIOPS", "ReadLatency", "ReplicaLag"]), changed=False) == "disk-io"
+
+
+def test_a_java_chain_error_is_tls_and_a_sentinels_switch_is_a_failover() -> None:
+    pkix = "webhook delivery failed: PKIX path building failed: unable to find valid certification path"
+    assert categorize(pkix, changed=False) == "tls"
+    assert categorize("+switch-master rate-cache 10.0.0.4 6379 10.0.0.7 6379", changed=False) == "failover"

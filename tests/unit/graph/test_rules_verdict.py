@@ -309,3 +309,14 @@ def test_a_product_named_as_one_word_that_no_telemetry_says_is_unseen() -> None:
         assert f"log line names {name}" in draft.summary
     for question in ("Is Ingest down?", "is the database slow?", "Is DB ok?"):
         assert diagnose_digest(_request(quiet, ANSWERED, question)).verdict == "healthy", question
+
+
+def test_a_name_opening_the_question_as_its_subject_is_unseen_when_nothing_names_it() -> None:
+    """ "seatmap-svc is showing blank seat maps since lunch, can u check why": asked about seatmap-svc,
+    which no evidence names; another system's trouble is no answer about it."""
+    busy = Digest(log_patterns=[_burst("2026-01-01T10:59:00Z")])
+    draft = diagnose_digest(
+        _request(busy, ANSWERED, "seatmap-svc is showing blank seat maps since lunch, can u check why")
+    )
+    assert draft.verdict == "inconclusive" and "log line names seatmap-svc" in draft.summary
+    assert "Also happening: ingest" in draft.summary
