@@ -24,6 +24,8 @@ _MAX_GLITCH_SHARE = 0.02
 _NAMED_MIN_RISES = 3
 _UNNAMED_RISE_SHARE = 0.8
 _SPARSE_MIN_STEPS = 30
+# A step under twice as fine as the scrape leaves at least this share of steps moving.
+_STAIR_MOVED_SHARE = 0.4
 
 
 def rate_metric(metric: str) -> str:
@@ -61,6 +63,11 @@ def is_counter(metric: str, values: Floats) -> bool:
     if metric.endswith(COUNTER_SUFFIXES):
         return rises >= _NAMED_MIN_RISES
     if rises >= _UNNAMED_RISE_SHARE * steps:
+        return True
+    # Read at a finer step than it was scraped (a 45 s step over a 60 s scrape), a count stands still
+    # between scrapes: its rises are judged among the steps that moved, when most scrapes moved.
+    moved = rises + int(np.count_nonzero(falls))
+    if moved >= _STAIR_MOVED_SHARE * steps and rises >= _UNNAMED_RISE_SHARE * moved:
         return True
     # A count that only moves now and then (an exporter's `..._rq_5xx`, `..._connect_fail` without
     # the `_total` suffix): whole numbers that never fall over a long series and rose a few times.

@@ -26,7 +26,7 @@ class DigestLimits:
     excerpt_chars: int = 320
     example_chars: int = 240
     # A longer line keeps its last words too (after the head, see `clip_ends`).
-    example_tail_chars: int = 80
+    example_tail_chars: int = 160
     summary_chars: int = 200
     # A series needs this many finite samples before it can say anything.
     min_samples: int = 12

@@ -51,12 +51,63 @@ def link_relayed(involved: Sequence[Suspect]) -> None:
         mode = categorize(text, changed=False)
         if _RELAYED.search(text) and mode in _WAITING:
             _link_exhausted_far_side(relay, patterns, ran_out)
-        if not _RELAYED.search(text) or mode in GENERIC_CATEGORIES:
+        if mode in GENERIC_CATEGORIES:
+            continue
+        if not _RELAYED.search(text):
+            # No word for a far side, but a failure its own alerts and series do not show (a client's
+            # "disk usage exceeded flood-stage watermark" rejections): the one system whose own signals
+            # say it.
+            _link_quoted_failure(
+                relay, mode, [s for s in involved if modes.get(s.service) == mode], patterns[0]
+            )
             continue
         for source in involved:
             if source is not relay and modes.get(source.service) == mode:
                 source.relayed_by.setdefault(relay.service, patterns[0])
                 relay.blames.add(source.service)
+
+
+def _link_quoted_failure(relay: Suspect, mode: str, saying: Sequence[Suspect], pattern: LogPattern) -> None:
+    """`relay`'s errors name a failure (`mode`) with no word for whom it called: the one other system
+    `saying` it in its own signals is where it happened, unless `relay`'s own alerts or series say it."""
+    signals = [f"{g.alertname} {g.summary}" for g in relay.alerts]
+    signals += [a.metric for a in relay.anomalies if troubling(a)]
+    if signals and categorize("\n".join(signals), changed=False) == mode:
+        return  # its own trouble: its own alerts or series say so too
+    # Cause before effect: its own signals began by the time the quoted errors did.
+    began = _first_line([pattern])
+    far = [
+        s
+        for s in saying
+        if s is not relay
+        and not s.service.startswith(f"{relay.service}-")  # its own pod or member: itself
+        and began is not None
+        and (said := signals_began(s)) is not None
+        and said <= began
+    ]
+    if len(far) == 1:
+        far[0].relayed_by.setdefault(relay.service, pattern)
+        relay.blames.add(far[0].service)
+
+
+def quoted_onset(suspect: Suspect, involved: Sequence[Suspect]) -> datetime | None:
+    """When a system whose failure its callers relay first said so itself: the earliest of its alerts
+    and moving series of that failure's kind, before its callers' trouble (a search cluster's
+    "disk out of space" alert an hour before its clients' rejections), else None."""
+    callers = [s.onset for s in involved if s.service in suspect.relayed_by and s.onset is not None]
+    if not callers or suspect.onset is None:
+        return None
+    kinds = {categorize(f"{p.template} {p.example}", changed=False) for p in suspect.relayed_by.values()}
+    said = [(g.first_started, f"{g.alertname} {g.summary}") for g in suspect.alerts]
+    said += [(a.change_at, a.metric) for a in suspect.anomalies if troubling(a)]
+    began = [
+        t
+        for moment, text in said
+        if (t := instant(moment)) is not None
+        and t < min(suspect.onset, *callers)
+        and categorize(text, changed=False) in kinds - GENERIC_CATEGORIES
+    ]
+    return min(began, default=None)
 
 
 # A caller that only says its far side was slow or failed ("upstream timed out"): which side is

@@ -184,9 +184,15 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
         if "." in term and term.split(".", 1)[0] in names:
             continue  # a DNS name of a known system (`x-api.service.consul`, `x.ns.svc`)
         if any(
-            name.startswith(f"{term}-") or _member_of(term, name) or term in name.split(":") for name in names
+            name.startswith(f"{term}-")
+            or name.endswith(f"-{term}")
+            or _member_of(term, name)
+            or term in name.split(":")
+            for name in names
         ):
-            continue  # a family (`db` of `db-3`), a member (`web-2` of `web`), or a path's part
+            # A family (`db` of `db-3`), a short name (`master-1` of `<cluster>-master-1`), a member
+            # (`web-2` of `web`), or a path's part.
+            continue
         if any(_flat(name).startswith(_flat(term)) for name in names if name):
             continue  # spelled apart: `shelf-scan` of `shelfscan-api`
         unseen.append(term)

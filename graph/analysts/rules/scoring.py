@@ -59,7 +59,12 @@ def score_suspect(
         score += 3.0 * (1 - onsets.index(suspect.onset) / max(1, len(onsets)))
     names = {s.service for s in involved}
     score += 3.0 * len(pointed_at_by(suspect) & names)
-    score -= 2.0 * len(suspect.blames & names)
+    # Blaming a system that shows no trouble of its own (a word of a line that names a quiet job)
+    # puts no trouble elsewhere.
+    troubled = {
+        s.service for s in involved if s.alerts or s.errors or s.changes or any(map(troubling, s.anomalies))
+    }
+    score -= 2.0 * len(suspect.blames & troubled)
     score += 3.0 if suspect.held_by_sql else 0.0
     onset = suspect.onset or start
     if changes_near(suspect, onset) or any(
@@ -75,7 +80,9 @@ def score_suspect(
     score += 1.0 if sum(p.count for p in incident_errors) >= 50 else 0.0
     # Its own lines say which resource ran out ("No space left on device", "out of memory"): a cause
     # in its own words, where a caller's "write failed" says only that something did.
-    score += 1.5 if _exhaustion_in_own_words(incident_errors) else 0.0
+    # Not when its errors relay another system's (a client quoting its server's "disk usage exceeded").
+    relayed = any(suspect.service in s.relayed_by for s in involved)
+    score += 1.5 if not relayed and _exhaustion_in_own_words(incident_errors) else 0.0
     score += 1.0 if any((g.severity or "").lower() in SEVERE_ALERTS for g in suspect.alerts) else 0.0
     score += min(3, len({a.metric for a in suspect.anomalies if troubling(a)})) * 0.5
     score += 0.1 if suspect.service in focus else 0.0

@@ -29,6 +29,7 @@ from graph.analysts.rules.links import (
     link_precursors,
     link_relayed,
     link_same_kind,
+    quoted_onset,
     surge_of,
 )
 from graph.analysts.rules.machines import (
@@ -140,6 +141,8 @@ def rank_suspects(
     link_product_errors(involved)
     link_database_callers(involved)
     link_same_kind(involved)
+    for suspect in involved:
+        suspect.onset = quoted_onset(suspect, involved) or suspect.onset
     linked = causally_linked(involved) | link_precursors(involved)
     if linked:
         linked |= {s.service for s in involved if probed_site(s)}

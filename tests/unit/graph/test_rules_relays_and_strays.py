@@ -414,3 +414,31 @@ def test_an_exporter_jobs_alert_on_a_host_other_systems_errors_name_is_that_host
     alone = rank_suspects(Digest(alert_groups=[local], log_patterns=[said]))
     names = {s.service for s in [*alone.ranked, *alone.herrings, *alone.quiet]}
     assert "127.0.0.1" not in names and "node" in names
+
+
+REJECTED_WRITES = _pattern(
+    "indexer",
+    "BulkIndexError: 500 document(s) failed: cluster_block_exception: disk usage exceeded flood-stage",
+    120,
+    "2026-01-01T08:10:00Z",
+)
+
+
+def test_a_failure_a_client_quotes_without_naming_its_server_points_to_the_one_system_saying_it() -> None:
+    """The indexer's rejections name no server and no far side, only a failure (disk usage exceeded)
+    that its own signals do not show: the one system whose alert says it, since before, is where it
+    happened, and began when that alert fired, not when its own later lines did."""
+    full = _alert("SearchDiskOutOfSpace", "search", "search disk out of space", "2026-01-01T07:20:00Z")
+    late = _pattern(
+        "search", "flood stage disk watermark [95%] exceeded on [data-2]", 6, "2026-01-01T08:15:00Z"
+    )
+    ranking = rank_suspects(
+        Digest(alert_groups=[full], log_patterns=[REJECTED_WRITES, replace(late, level="WARN")])
+    )
+    root = ranking.ranked[0]
+    assert root.service == "search" and "indexer" in root.relayed_by
+    assert root.onset is not None and root.onset.isoformat().startswith("2026-01-01T07:20")
+    # The same alert firing only after the rejections began explains nothing.
+    after = replace(full, first_started="2026-01-01T08:20:00Z")
+    later = rank_suspects(Digest(alert_groups=[after], log_patterns=[REJECTED_WRITES]))
+    assert not any(s.relayed_by for s in later.ranked)

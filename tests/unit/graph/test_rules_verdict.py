@@ -320,3 +320,10 @@ def test_a_name_opening_the_question_as_its_subject_is_unseen_when_nothing_names
     )
     assert draft.verdict == "inconclusive" and "log line names seatmap-svc" in draft.summary
     assert "Also happening: ingest" in draft.summary
+
+
+def test_a_short_name_of_a_known_system_is_not_unseen() -> None:
+    """ "is master-1 dying?" about `om-es-master-1`: the name's last parts, not an unknown system."""
+    known = replace(_burst("2026-01-01T10:59:00Z"), service="om-es-master-1")
+    draft = diagnose_digest(_request(Digest(log_patterns=[known]), ANSWERED, "is master-1 dying?"))
+    assert draft.verdict == "incident"

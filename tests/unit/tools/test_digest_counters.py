@@ -235,3 +235,17 @@ def test_a_restart_counter_that_began_counting_is_read_by_its_increase() -> None
     [anomaly] = _anomalies(_series(_counter(restarts, start=0.0), metric="restarts_total", pod="scorer-0"))
     assert anomaly.metric == "increase(restarts_total)"
     assert anomaly.baseline == 0 and anomaly.peak == 5
+
+
+def test_an_unnamed_counter_read_at_a_finer_step_than_its_scrape_is_still_a_counter() -> None:
+    """A 60 s scrape read at a 45 s step stands still on a third of the steps (and on more as its rate
+    is low): its rises are judged among the steps that moved, so a reset and a tenfold rate after it
+    read as a rate, not as a process restart."""
+    rng = np.random.default_rng(5)
+    scrapes = _counter(rng.poisson(2.0, 240).astype(float), start=4000.0)
+    scrapes[180:] = np.cumsum(rng.poisson(150.0, 60))  # restarted, and counting fast from zero
+    steps = np.arange(0, 240 * 60, 45)
+    stairs = scrapes[steps // 60]  # each read returns the last scrape
+    assert is_counter("listener_ssl_connection_error", stairs)
+    gauge = 50 + rng.normal(0, 3, len(steps))
+    assert not is_counter("listener_connections", gauge)
