@@ -8,7 +8,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from graph.analysts.rules.categories import GENERIC_CATEGORIES, categorize
+from graph.analysts.rules.categories import GENERIC_CATEGORIES, UNKNOWN_CATEGORY, categorize
 from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling
 from graph.analysts.rules.vocabulary import readable
@@ -67,12 +67,43 @@ def link_relayed(involved: Sequence[Suspect]) -> None:
                 relay.blames.add(source.service)
 
 
+def said_first_by(others: Sequence[Suspect], involved: Sequence[Suspect]) -> list[Suspect]:
+    """Systems outside the incident's window whose own alerts or series say, since before, the failure
+    an incident's caller quotes with no word for whom it called (a search cluster alerting "disk out
+    of space" an hour before its clients' rejections): its far side, however early."""
+    quoted: list[tuple[str, datetime]] = []
+    for caller in involved:
+        patterns = _incident_patterns(caller)
+        text = " ".join(f"{p.template} {p.example}" for p in patterns)
+        mode = categorize(text, changed=False) if patterns else UNKNOWN_CATEGORY
+        began = _first_line(patterns)
+        if (
+            mode in GENERIC_CATEGORIES
+            or began is None
+            or _RELAYED.search(text)
+            or mode in _signal_modes(caller)
+        ):
+            continue
+        quoted.append((mode, began))
+    return [
+        other
+        for other in others
+        if (said := signals_began(other)) is not None
+        and any(mode in _signal_modes(other) and said <= began for mode, began in quoted)
+    ]
+
+
+def _signal_modes(suspect: Suspect) -> set[str]:
+    """The failure each of a system's own alerts and moving series speaks of."""
+    said = [f"{g.alertname} {g.summary}" for g in suspect.alerts]
+    said += [a.metric for a in suspect.anomalies if troubling(a)]
+    return {categorize(text, changed=False) for text in said}
+
+
 def _link_quoted_failure(relay: Suspect, mode: str, saying: Sequence[Suspect], pattern: LogPattern) -> None:
     """`relay`'s errors name a failure (`mode`) with no word for whom it called: the one other system
     `saying` it in its own signals is where it happened, unless `relay`'s own alerts or series say it."""
-    signals = [f"{g.alertname} {g.summary}" for g in relay.alerts]
-    signals += [a.metric for a in relay.anomalies if troubling(a)]
-    if signals and categorize("\n".join(signals), changed=False) == mode:
+    if mode in _signal_modes(relay):
         return  # its own trouble: its own alerts or series say so too
     # Cause before effect: its own signals began by the time the quoted errors did.
     began = _first_line([pattern])

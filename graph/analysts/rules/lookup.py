@@ -216,7 +216,13 @@ def _targets(text: str) -> LookupAsk:
         args["health"] = "up"
     if job := re.search(r"\bjob\s+[\"'`]?([A-Za-z0-9_.:/-]+)", text, re.IGNORECASE):
         args["job"] = job.group(1)
-    return LookupAsk("targets", (PlannedCall(tool="list_targets", args=args, purpose="lookup"),))
+    calls = [PlannedCall(tool="list_targets", args=args, purpose="lookup")]
+    if args.get("health") == "down":
+        # A probe's target fails in its result, not in its scrape: the probing exporter's scrape
+        # succeeds and reports its check's `..._success` as 0. Any such check failing now is listed.
+        failing = {"promql": '{__name__=~".+_success"} == 0'}
+        calls.append(PlannedCall(tool="query_promql_instant", args=failing, purpose="lookup"))
+    return LookupAsk("targets", tuple(calls))
 
 
 def _alerts(text: str) -> LookupAsk:

@@ -23,7 +23,9 @@ HYPOTHESIS = re.compile(
     r"(?:did|does|do|could|can|would|might|is|was|are|were)\b"
     r"[^?.!]{0,80}?\b(?:break|broke|broken|breaking|(?<!root )cause[sd]?|causing|behind|responsible|"
     r"the reason|why)\b"
-    r"|\bbecause of\b[^?.!]{0,60}\?",
+    r"|\bbecause of\b[^?.!]{0,60}\?"
+    # "... ctk-batch-01 is pegged at 100% cpu, related??", "is that connected?"
+    r"|\b(?:related|connected|linked|relevant)\b\s*\?",
     re.IGNORECASE,
 )
 
@@ -173,6 +175,8 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
     # A product's name spelled as one ("is Keycloak down?", "why is PgBouncer slow?") is a system's
     # name too, though a plain word; it is unseen only when no telemetry says it at all.
     proper = {term.lower() for term in _SUBJECT.findall(question) if _PROPER_NOUN.fullmatch(term)}
+    # So is a program asked about on a machine ("is cachedb on hp-mc-01 ok?").
+    proper |= {term.lower() for term in _ON_MACHINE.findall(question)}
     subjects |= {term for term in proper if term not in _telemetry_text(digest)}
     unseen: list[str] = []
     for term in question_terms(question):
@@ -239,6 +243,12 @@ _SUBJECT = re.compile(
     re.IGNORECASE,
 )
 _NAME_LIKE = re.compile(r"[-_.\d]")
+# A program on a named machine, asked how it is: "is cachedb on hp-mc-01 ok?".
+_ON_MACHINE = re.compile(
+    r"(?:^|[.?!;,]\s*)(?:is|are|how(?:'s| is))\s+(?:the\s+)?([a-z][a-z0-9]+)\s+on\s+[a-z][\w.-]*\d[\w.-]*"
+    r"(?=\s*(?:[?.!,;:]|$)|\s+(?:ok|okay|up|down|healthy|fine|alive|running|working|slow|broken)\b)",
+    re.IGNORECASE,
+)
 # Capitalised and mixed-case like a product ("Keycloak", "PgBouncer"), not an acronym ("DB") or a word.
 _PROPER_NOUN = re.compile(r"[A-Z][a-z]+(?:[A-Z][A-Za-z]*)?")
 # A sentence that begins with what it is about: "kiln-scheduler's nightly job failed at 02:00".

@@ -59,12 +59,7 @@ def score_suspect(
         score += 3.0 * (1 - onsets.index(suspect.onset) / max(1, len(onsets)))
     names = {s.service for s in involved}
     score += 3.0 * len(pointed_at_by(suspect) & names)
-    # Blaming a system that shows no trouble of its own (a word of a line that names a quiet job)
-    # puts no trouble elsewhere.
-    troubled = {
-        s.service for s in involved if s.alerts or s.errors or s.changes or any(map(troubling, s.anomalies))
-    }
-    score -= 2.0 * len(suspect.blames & troubled)
+    score -= 2.0 * len(suspect.blames & names)
     score += 3.0 if suspect.held_by_sql else 0.0
     onset = suspect.onset or start
     if changes_near(suspect, onset) or any(

@@ -30,6 +30,7 @@ from graph.analysts.rules.links import (
     link_relayed,
     link_same_kind,
     quoted_onset,
+    said_first_by,
     surge_of,
 )
 from graph.analysts.rules.machines import (
@@ -128,6 +129,11 @@ def rank_suspects(
             involved.append(suspect)
     # A system alerting on what the incident's errors quote ("> 'maxmemory'") is in it, however early.
     for suspect in alerted_about(involved, herrings, digest.log_patterns):
+        herrings = [h for h in herrings if h is not suspect]
+        suspect.onset = start
+        involved.append(suspect)
+    # So is one whose own signals said, since before, the failure a caller quotes naming no one.
+    for suspect in said_first_by(herrings, involved):
         herrings = [h for h in herrings if h is not suspect]
         suspect.onset = start
         involved.append(suspect)

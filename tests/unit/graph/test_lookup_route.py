@@ -13,6 +13,14 @@ from graph.analysts.rules.route import confident_route, route_question
 
 # (question, tool, arguments the call must carry)
 LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
+    # A probe's target fails in its result (`probe_success 0`), not in its scrape: any check's
+    # `..._success` at 0 is listed beside the targets whose scrape is down.
+    (
+        "which blackbox targets are failing right now?",
+        "query_promql_instant",
+        {"promql": '{__name__=~".+_success"} == 0'},
+    ),
+    ("which blackbox targets are failing right now?", "list_targets", {"health": "down"}),
     # One status ("504s") is a status filter, a path the text to find, "X access logs" the stream X.
     (
         "grep traefik access logs for 504s on /api/v2/quotes, last 5",

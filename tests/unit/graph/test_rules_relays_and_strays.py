@@ -442,3 +442,19 @@ def test_a_failure_a_client_quotes_without_naming_its_server_points_to_the_one_s
     after = replace(full, first_started="2026-01-01T08:20:00Z")
     later = rank_suspects(Digest(alert_groups=[after], log_patterns=[REJECTED_WRITES]))
     assert not any(s.relayed_by for s in later.ranked)
+
+
+def test_a_system_saying_the_quoted_failure_long_before_the_incident_is_still_its_far_side() -> None:
+    """The cluster's disk warning fired hours before its clients' rejections, outside the incident's
+    window: not a bystander, since it said first what they quote."""
+    full = replace(
+        _alert("SearchDiskLow", "search", "search disk out of space", "2026-01-01T04:00:00Z"),
+        severity="warning",
+    )
+    heap = replace(full, alertname="SearchHeapHigh", summary="heap usage high")
+    backfill = replace(REJECTED_WRITES, service="backfill", first_seen="2026-01-01T08:12:00Z")
+    ranking = rank_suspects(Digest(alert_groups=[full], log_patterns=[REJECTED_WRITES, backfill]))
+    assert ranking.ranked[0].service == "search" and not ranking.herrings
+    # Saying another failure, it stays out.
+    other = rank_suspects(Digest(alert_groups=[heap], log_patterns=[REJECTED_WRITES, backfill]))
+    assert [s.service for s in other.herrings] == ["search"]

@@ -327,3 +327,13 @@ def test_a_short_name_of_a_known_system_is_not_unseen() -> None:
     known = replace(_burst("2026-01-01T10:59:00Z"), service="om-es-master-1")
     draft = diagnose_digest(_request(Digest(log_patterns=[known]), ANSWERED, "is master-1 dying?"))
     assert draft.verdict == "incident"
+
+
+def test_a_program_asked_about_on_a_machine_that_no_telemetry_names_is_unseen() -> None:
+    """"is memcached on mc-01 ok?": the machine may be known by its host metrics; the program is not."""
+    quiet = Digest(log_patterns=[_burst("2026-01-01T10:20:00Z")], names={"mc-01:9100"})
+    draft = diagnose_digest(_request(quiet, ANSWERED, "is memcached on mc-01 ok? hit rate looks off"))
+    assert draft.verdict == "inconclusive" and "log line names memcached" in draft.summary
+    said = replace(_burst("2026-01-01T10:20:00Z"), service="memcached")
+    named = diagnose_digest(_request(Digest(log_patterns=[said]), ANSWERED, "is memcached on mc-01 ok?"))
+    assert named.verdict != "inconclusive"
