@@ -257,6 +257,8 @@ GENERIC_CATEGORIES = frozenset(
     | {"saturation"}  # a backlog or a busy pool after a release
 )
 UNKNOWN_CATEGORY = "unclassified"
+# What a failover looks like from its replicas and clients: the change of primary is the cause.
+_FAILOVER_SIDE_EFFECTS = frozenset({"replication", "errors", "latency", "unclassified", "crashloop"})
 # A machine resource that ran out where the lines were written (no space left, out of memory): said in
 # a system's own errors, a cause; a pool's exhaustion may be a slow callee's symptom, so not here.
 EXHAUSTED = frozenset({"disk_full", "memory_leak"})
@@ -363,6 +365,10 @@ def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
     Nothing specific: a latency or error-rate tag from the symptoms, else "unclassified"."""
     lowered = "\n".join(_folded(signal) for signal in text.split("\n"))
     best, best_hits = _best(lowered, CATEGORIES)
+    if best in _FAILOVER_SIDE_EFFECTS and _best(lowered, [c for c in CATEGORIES if c[0] == "failover"])[1]:
+        # A primary that changed is the event; its replicas' lost links and a down node are how it
+        # shows (a sentinel's "+sdown slave" beside its "+switch-master").
+        best = "failover"
     if best == "crashloop":
         # A crash loop is how a failure shows, not what failed: its lines' reason wins when they give one.
         reason, reason_hits = _best(lowered, [c for c in CATEGORIES if c[0] not in GENERIC_CATEGORIES])

@@ -129,3 +129,22 @@ def machine_line(pattern: LogPattern, machines: set[str], systems: set[str]) -> 
     if host is None or pattern.service in systems or host not in machines:
         return None
     return host
+
+
+def machine_owners(labelled: Iterable[tuple[Mapping[str, str], str | None]]) -> dict[str, str]:
+    """The system each machine's series and alerts belong to, where exactly one does."""
+    owners: dict[str, set[str]] = {}
+    for labels, service in labelled:
+        if service and (machine := machine_of(labels)) and len(machine) >= 4:
+            owners.setdefault(machine.lower(), set()).add(service)
+    return {machine: next(iter(names)) for machine, names in owners.items() if len(names) == 1}
+
+
+def alert_named_after(alertname: str, owners: Mapping[str, str]) -> str | None:
+    """The system whose machine an alarm is named after: a cloud alarm's `<resource>-<Metric>-ALARM`
+    (`cache-01-StatusCheckFailed-ALARM`, labelled only with the instance's cloud id) is about that
+    machine, whatever id its labels give."""
+    lowered = alertname.lower()
+    found = {owner for machine, owner in owners.items() if lowered.startswith(f"{machine}-")}
+    return found.pop() if len(found) == 1 else None
+

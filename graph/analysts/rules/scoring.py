@@ -55,9 +55,18 @@ def score_suspect(
 ) -> float:
     onsets = sorted({s.onset for s in involved if s.onset is not None})
     score = 0.0
-    if suspect.onset is not None and onsets:
-        score += 3.0 * (1 - onsets.index(suspect.onset) / max(1, len(onsets)))
     names = {s.service for s in involved}
+    # Beginning first counts for a system with trouble of its own, or whose change came moments before
+    # the others' trouble (a cache reloaded a second before its origin slowed); one whose only sign is
+    # a change minutes before (a cache restarting beside a deploy) scores that change below, not twice.
+    began_others = min(
+        (s.onset for s in involved if s is not suspect and _troubled(s, names) and s.onset), default=None
+    )
+    began_it = began_others is not None and any(
+        began_others - BEGAN_IT <= t <= began_others for t in suspect.change_times()
+    )
+    if suspect.onset is not None and onsets and (_troubled(suspect, names) or began_it):
+        score += 3.0 * (1 - onsets.index(suspect.onset) / max(1, len(onsets)))
     score += 3.0 * len(pointed_at_by(suspect) & names)
     score -= 2.0 * len(suspect.blames & names)
     score += 3.0 if suspect.held_by_sql else 0.0
@@ -82,6 +91,17 @@ def score_suspect(
     score += min(3, len({a.metric for a in suspect.anomalies if troubling(a)})) * 0.5
     score += 0.1 if suspect.service in focus else 0.0
     return round(score, 3)
+
+
+def _troubled(suspect: Suspect, names: set[str]) -> bool:
+    """Trouble of its own (an alert, a moving series, errors) or others pointing to it."""
+    return bool(
+        suspect.alerts
+        or any(troubling(a) for a in suspect.anomalies)
+        or any(p.count >= MIN_PATTERN_COUNT for p in suspect.errors)
+        or pointed_at_by(suspect) & names
+        or suspect.held_by_sql
+    )
 
 
 def _exhaustion_in_own_words(errors: Sequence[LogPattern]) -> bool:

@@ -34,10 +34,12 @@ from graph.analysts.rules.links import (
     surge_of,
 )
 from graph.analysts.rules.machines import (
+    alert_named_after,
     join_node_agents,
     machine_jobs,
     machine_line,
     machine_of,
+    machine_owners,
     on_machine,
     shared_machines,
 )
@@ -216,6 +218,7 @@ def _profile(
         )
         if (s := of(system)) is not None:
             s.anomalies.append(anomaly)
+    owners = machine_owners(labelled)
     for group in [g for g in digest.alert_groups if not heartbeat(g)]:  # it fires by design
         # A group Alertmanager holds wholly silenced or inhibited is known and muted, not new trouble.
         # An exporter job's alert on one instance is that instance's, when the instance logs under
@@ -226,6 +229,7 @@ def _profile(
             or on_machine(group.labels, group.service, hosts)
             or node_of(group.labels, group.service, machines, streams)
             or named_instance(group.labels, streams, group.service)
+            or alert_named_after(group.alertname, owners)
             or group.service
         )
         if group.status == "firing" and not group.all_muted and (s := of(system)) is not None:

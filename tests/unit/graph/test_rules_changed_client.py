@@ -199,3 +199,70 @@ def test_a_reload_in_any_spelling_is_a_configuration_change() -> None:
     ):
         assert CHANGE.search(line) and CONFIG_CHANGE.search(line), line
     assert not CHANGE.search("reload of cache page 3 took 2s")
+
+
+def test_a_system_whose_only_sign_is_a_restart_minutes_before_does_not_outrank_the_failing_one() -> None:
+    """A cache restarted at the moment the storefront deployed; the storefront failed three minutes
+    later with its own alerts, series and errors. The restart alone explains nothing: the storefront
+    is the root, whichever began first."""
+    front = {"job": "storefront", "handler": "/checkout"}
+    digest = Digest(
+        anomalies=[
+            MetricAnomaly(
+                "metrics-1",
+                "rate(http_requests_total)",
+                front,
+                "storefront",
+                0.1,
+                2.0,
+                2.5,
+                "2026-01-01T12:26:55Z",
+                "up",
+                20.0,
+                50.0,
+            )
+        ],
+        alert_groups=[
+            AlertGroup(
+                evidence_id="alerts-1",
+                alertname="HighErrorRate",
+                service="storefront",
+                severity="critical",
+                status="firing",
+                count=1,
+                instances=[],
+                first_started="2026-01-01T12:27:30Z",
+                summary="checkout error rate above 5%",
+                labels={"alertname": "HighErrorRate", **front},
+            )
+        ],
+        log_patterns=[
+            _line(
+                "storefront", "info", "deployed version v1", "2026-01-01T12:23:38Z", "2026-01-01T12:23:38Z"
+            ),
+            _line(
+                "storefront",
+                "error",
+                "payment gateway TLS handshake failed: certificate expired",
+                "2026-01-01T12:27:19Z",
+                "2026-01-01T12:29:00Z",
+                46,
+            ),
+            _line(
+                "cache",
+                "warn",
+                "# Loading RDB produced by version 7.0.15",
+                "2026-01-01T12:23:38Z",
+                "2026-01-01T12:23:38Z",
+            ),
+        ],
+    )
+    request = DiagnoseRequest(
+        route=Route(route="complex", resolved_query="why are checkouts failing?"),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T12:30:00Z",
+    )
+    draft = diagnose_digest(request)
+    assert draft.root_cause is not None and draft.root_cause.service == "storefront"
+    assert draft.root_cause.category == "tls"
