@@ -285,3 +285,27 @@ def test_a_java_chain_error_is_tls_and_a_sentinels_switch_is_a_failover() -> Non
     pkix = "webhook delivery failed: PKIX path building failed: unable to find valid certification path"
     assert categorize(pkix, changed=False) == "tls"
     assert categorize("+switch-master rate-cache 10.0.0.4 6379 10.0.0.7 6379", changed=False) == "failover"
+
+
+def test_a_failover_wins_over_the_lost_replica_links_it_causes() -> None:
+    lines = [
+        "# Connection with master lost.",
+        "# +sdown slave 10.0.4.11:6379 10.0.4.11 6379 @ rate-cache 10.0.4.12 6379",
+        "# +switch-master rate-cache 10.0.4.11 6379 10.0.4.12 6379",
+        "cache_connected_slaves",
+    ]
+    assert categorize("\n".join(lines), changed=False) == "failover"
+    assert categorize("\n".join(lines[:2] + lines[3:]), changed=False) == "replication"
+
+
+def test_a_cloud_alarm_named_after_a_systems_machine_is_that_systems() -> None:
+    """`cache-01-StatusCheckFailed-ALARM`, labelled only with the instance's cloud id, is about the
+    machine the cache's series are scraped from: the cache's trouble, not a bystander's."""
+    series = move("up", "cache", "2026-01-01T09:12:00Z", {"instance": "cache-01:9121", "job": "cache"})
+    alarm = alert(
+        "cache-01-StatusCheckFailed-ALARM", "i-0f3a9b2c7d1e8456", "2026-01-01T09:11:00Z",
+        {"InstanceId": "i-0f3a9b2c7d1e8456"}, "Threshold Crossed: 2 datapoints were >= 1.0",
+    )  # fmt: skip
+    ranking = rank_suspects(Digest(anomalies=[series], alert_groups=[alarm]))
+    owner = next(s for s in [*ranking.ranked, *ranking.herrings] if s.service == "cache")
+    assert [g.alertname for g in owner.alerts] == ["cache-01-StatusCheckFailed-ALARM"]
