@@ -205,7 +205,8 @@ class LogQuery:
 
     `service` is the identity label (any service when None), `level` a key of `LOG_LEVELS`,
     `contains` a case-sensitive substring of the message, `labels` other stream labels that must
-    equal the given values (a namespace, a pod). `native` is a query in the backend's own language
+    equal the given values (a namespace, a pod), `other_than` a service whose own lines are left out.
+    `native` is a query in the backend's own language
     (LogQL on Loki); when given, the backend runs it instead of the other filters. `oldest_first`
     asks for the window's earliest lines (still at most `limit`, oldest first): when trouble
     began, which the newest lines of a busy stream never show.
@@ -221,6 +222,8 @@ class LogQuery:
     oldest_first: bool = False
     # An HTTP status class the line records ("5xx": an access log's or a JSON line's status 500-599).
     status_class: StatusClass | None = None
+    # Every stream but this service's: what others say about it ("lines naming X, not X's own").
+    other_than: str | None = None
 
     def keeps(self, line: LogLine) -> bool:
         """Whether `line` passes the neutral filters (window, service, level, labels, contains,
@@ -229,6 +232,8 @@ class LogQuery:
             return False
         service = line.labels.get("service")
         if not service or (self.service is not None and service != self.service):
+            return False
+        if self.other_than is not None and service == self.other_than:
             return False
         if self.level is not None and line.labels.get("level", "").lower() not in LOG_LEVELS[self.level]:
             return False

@@ -33,13 +33,18 @@ def service_of(labels: Mapping[str, str], identity: IdentityLabels = DEFAULT_IDE
     return name_of(labels, identity)
 
 
+# A deployment's environment after its name (`argocd/order-router-prod`) is still that system.
+_ENVIRONMENT = r"(?:prod|production|staging|stage|stg|dev|canary|live)"
+
+
 @lru_cache(maxsize=1024)
 def name_pattern(name: str) -> re.Pattern[str]:
-    """`name` as a whole word, where a hyphen counts as part of a word ("api" is not in "api-gateway").
+    """`name` as a whole word, where a hyphen counts as part of a word ("api" is not in "api-gateway")
+    except before an environment's name ("x-prod" is x).
 
     Compiled once per name: the analyst and EvidenceGuard test every name against many lines.
     """
-    return re.compile(rf"(?<![\w-]){re.escape(name)}(?![\w-])")
+    return re.compile(rf"(?<![\w-]){re.escape(name)}(?!\w)(?!-(?!{_ENVIRONMENT}(?![\w-])))")
 
 
 def instance_of(labels: Mapping[str, str]) -> str | None:

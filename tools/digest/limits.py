@@ -14,7 +14,7 @@ class DigestLimits:
     max_anomalies: int = 20
     # Several instances of one service usually move together: keep a few, leave room for others.
     max_anomalies_per_metric_service: int = 3
-    max_log_patterns: int = 20
+    max_log_patterns: int = 40
     max_patterns_per_evidence: int = 12
     max_alert_groups: int = 20
     max_instances: int = 10

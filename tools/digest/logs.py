@@ -47,6 +47,7 @@ _LEVEL_ALIASES: Mapping[str, str] = {
 }  # fmt: skip
 _LEVEL_IN_TEXT = re.compile(r"\b(FATAL|CRITICAL|PANIC|ERROR|ERR|SEVERE|WARNING|WARN|INFO|DEBUG|TRACE)\b")
 _LEVEL_RANK: Mapping[str | None, int] = {"error": 0, "warn": 1}
+_INFO_RANK = 2  # every other level
 
 
 @dataclass(slots=True)
@@ -129,10 +130,18 @@ def patterns_from(
 
 
 def rank_patterns(patterns: Sequence[LogPattern], limit: int) -> list[LogPattern]:
-    """Errors, then warnings, then the rest; each by count, then by who appeared first."""
+    """Errors, then warnings, then the rest; each by count, then by who appeared first. Below the
+    warnings, lines as steady through the read as at its start come last: a controller's status every
+    minute would crowd out the one line saying what it changed."""
     ordered = sorted(
         patterns,
-        key=lambda p: (_LEVEL_RANK.get(p.level, 2), -p.count, p.first_seen, p.template),
+        key=lambda p: (
+            _LEVEL_RANK.get(p.level, 2),
+            p.steady and _LEVEL_RANK.get(p.level, 2) >= _INFO_RANK,
+            -p.count,
+            p.first_seen,
+            p.template,
+        ),
     )
     return ordered[:limit]
 

@@ -115,7 +115,7 @@ class Journal:
         arguments = [*since] if query.oldest_first else ["--reverse", *since]
         # Filters journalctl cannot apply (text, other labels) are applied here, over a wider scan.
         if not query.oldest_first:
-            filtered = query.contains or query.labels or query.status_class
+            filtered = query.contains or query.labels or query.status_class or query.other_than
             arguments += ["-n", str(self._scan_entries if filtered else query.limit)]
         if query.level is not None:
             arguments += ["-p", _PRIORITIES[query.level]]

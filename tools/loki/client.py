@@ -86,6 +86,8 @@ class LokiClient(HttpSource):
 def to_logql(query: LogQuery) -> str:
     """`{service="X", level=~"(?i)error"} |= "text"`: the neutral filters in LogQL."""
     matchers = [f'service="{query.service}"' if query.service else 'service=~".+"']
+    if query.other_than is not None:
+        matchers.append(f'service!="{_escape(query.other_than)}"')
     if query.level is not None:
         matchers.append(f'level=~"{_LEVEL_PATTERNS[query.level]}"')
     matchers += [f'{name}="{_escape(value)}"' for name, value in sorted(query.labels.items())]

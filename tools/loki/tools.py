@@ -55,6 +55,9 @@ class CountLogsArgs(ToolArgs):
     window_minutes: Window | None = None
     since: AwareDatetime | None = Field(default=None, description=_SINCE_DESCRIPTION)
     until: AwareDatetime | None = Field(default=None, description=_UNTIL_DESCRIPTION)
+    other_than: Name | None = Field(
+        default=None, description="leave out this service's own lines (what other streams say about it)"
+    )
 
 
 class QueryLogsArgs(CountLogsArgs):
@@ -81,6 +84,7 @@ def _log_query(args: CountLogsArgs, window: TimeWindow, limit: int, native: str 
         native=native,
         labels=dict(args.labels),
         status_class=args.status_class,
+        other_than=args.other_than,
     )
 
 

@@ -243,8 +243,9 @@ def _mention_calls(request: PlanRequest, minutes: int, until: str | None = None)
     window: dict[str, Any] = {"window_minutes": minutes, "first_lines": True}
     if until is not None:
         window["until"] = until
+    # Not its own lines: a busy system's own info lines would crowd out the one a deploy tool wrote.
     return [
-        PlannedCall(tool="query_logs", args={"contains": name, "level": "info", **window})
+        PlannedCall(tool="query_logs", args={"contains": name, "level": "info", "other_than": name, **window})
         for name in [*busiest, *named]
         if len(name) >= MIN_MENTIONED_CHARS
     ]

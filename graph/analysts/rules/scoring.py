@@ -116,8 +116,9 @@ def changes_near(suspect: Suspect, onset: datetime) -> list[LogPattern]:
     first_lines = [t for p in suspect.errors if not p.origin and (t := instant(p.first_seen)) is not None]
     crept = min([t for t in [*suspect.events(), *first_lines] if t < onset], default=onset)
     # A start line first logged after its own first error is the restart that error caused (a crash
-    # loop's "x 1.4.2 starting"), never its cause.
-    failed = min(first_lines, default=None)
+    # loop's "x 1.4.2 starting"), never its cause; a chronic warning from hours before the incident
+    # (a stray "no slot" every few minutes since 08:42) is not that first error.
+    failed = min((t for t in first_lines if t >= onset - CHANGE_LEAD), default=None)
     return [
         p
         for p in suspect.changes

@@ -131,8 +131,13 @@ _RELOAD = r"\w+reload|reload(?:ed|ing)"
 _CONFIG_FILE = r"\.(?:conf|vcl|ya?ml|toml|ini|cfg|rules)"
 # Log lines that record a change to a service: deploys, rollouts, restarts with a version, config
 # (reloaded, refreshed, a setting "changed from A to B").
+# "Released 13 expired seat holds" (a template's "Released <NUM> ..."), "released the lock": things
+# let go, not a release shipped.
+_NOT_A_COUNT = r"(?!\s+(?:\d+\s|<\w+>\s|the\s|a\s|an\s|all\s|\w+\s+(?:lock|lease|hold|slot|connection)s?\b))"
 CHANGE = re.compile(
-    r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?|upgrade[ds]?|rollback|"
+    r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?"
+    + _NOT_A_COUNT
+    + r"|upgrade[ds]?|rollback|"
     r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|"
     r"config(?:uration)? (?:reload|refresh|change|update)\w*|changed from \S+ to \S+|"
     # A reload in any spelling and a configuration file loaded or made active (`_RELOAD`).
@@ -147,6 +152,9 @@ CHANGE = re.compile(
     r"\bchange\s+[a-z]+-[\w-]*\d+\s+(?:started|applied|executed|completed)|"
     r"feature (?:flag|toggle|switch)|toggles? (?:refresh|updat|chang|enabl|disabl|flipp)\w*|"
     r"pulled image|updated? image|image updated|scaled (?:up|down) replica set|parameter group|"
+    # A GitOps controller syncing an application to a new revision ("Initiated automated sync to
+    # '9f1c2ab'", "Sync operation to 9f1c2ab succeeded", "Applied revision: main@sha1:...").
+    r"initiated (?:automated )?sync|sync operation to|applied revision|"
     # An orchestrator's client applying a manifest, and what it answers for each object it changed
     # ("configmap/route-config configured", "deployment.apps/api patched").
     r"kubectl (?:apply|patch|edit|set|replace|scale|rollout)|"
@@ -187,9 +195,11 @@ EVENT = re.compile(
 )
 # The strongest change lines: a rollout finished or a new version started.
 ROLLOUT = re.compile(
-    r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?|upgraded?|starting \S+ v?\d+\.\d+|pulled image|"
+    r"\b(?:deploy(?:ed|ment)|roll(?:ed)? ?out|released?"
+    + _NOT_A_COUNT
+    + r"|upgraded?|starting \S+ v?\d+\.\d+|pulled image|"
     r"updated? image|image updated|new image|starting \S+ version[=: ]v?\d+\.\d+|"
-    r"image [\w./-]+:v?\d+\.\d+)\b",
+    r"image [\w./-]+:v?\d+\.\d+|initiated (?:automated )?sync|sync operation to|applied revision)\b",
     re.IGNORECASE,
 )
 # A change line that edits configuration rather than releasing code (a config map, settings, flags).

@@ -5,6 +5,7 @@ backlog grew, though the backlog is where the alert fires and what the question 
 from __future__ import annotations
 
 from graph.analysts.base import DiagnoseRequest, Route
+from graph.analysts.rules.dependencies import mentions
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.vocabulary import CHANGE, CONFIG_CHANGE, ROLLOUT
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
@@ -266,3 +267,86 @@ def test_a_system_whose_only_sign_is_a_restart_minutes_before_does_not_outrank_t
     draft = diagnose_digest(request)
     assert draft.root_cause is not None and draft.root_cause.service == "storefront"
     assert draft.root_cause.category == "tls"
+
+
+def test_a_gitops_sync_is_a_deploy_and_letting_things_go_is_no_release() -> None:
+    for line in (
+        "msg=\"Initiated automated sync to '9f1c2ab6e0d4'\" application=argocd/orders-prod",
+        'msg="Sync operation to 9f1c2ab6e0d4 succeeded" application=argocd/orders-prod',
+        "Released pricing-engine 2.31.0 to prod",
+    ):
+        assert CHANGE.search(line) and ROLLOUT.search(line), line
+    for line in ("HoldReaper : Released 13 expired seat holds", "Released <NUM> expired seat holds"):
+        assert not CHANGE.search(line) and not ROLLOUT.search(line), line
+
+
+def test_a_name_with_its_environment_after_it_is_that_system() -> None:
+    assert mentions("application=argocd/order-router-prod dest=x", "order-router")
+    assert not mentions("order-router-prod-2 restarted", "order-router")
+    assert not mentions("api-gateway up", "api")
+
+
+def test_a_chronic_warning_from_hours_before_does_not_make_a_release_a_response() -> None:
+    """A stray warning every few minutes since 08:42; the release at 10:03, then its slow lookups from
+    10:05. The release is not a restart the 08:42 warning caused: it is the change behind the trouble."""
+    lag = {"job": "router", "topic": "orders"}
+    digest = Digest(
+        anomalies=[
+            MetricAnomaly(
+                "metrics-1",
+                "consumergroup_lag",
+                lag,
+                "router",
+                100.0,
+                9000.0,
+                9500.0,
+                "2026-01-01T10:05:00Z",
+                "up",
+                90.0,
+                50.0,
+            )
+        ],
+        alert_groups=[
+            AlertGroup(
+                evidence_id="alerts-1",
+                alertname="ConsumerLagHigh",
+                service="router",
+                severity="warning",
+                status="firing",
+                count=1,
+                instances=[],
+                first_started="2026-01-01T10:12:00Z",
+                summary="consumer lag above 5000",
+                labels={"alertname": "ConsumerLagHigh", **lag},
+            )
+        ],
+        log_patterns=[
+            _line(
+                "router",
+                "warn",
+                "order has no deliverable slot",
+                "2026-01-01T08:42:59Z",
+                "2026-01-01T10:38:00Z",
+                25,
+            ),
+            _line(
+                "router", "info", "starting router v3.14.0", "2026-01-01T10:03:30Z", "2026-01-01T10:03:30Z"
+            ),
+            _line(
+                "router",
+                "warn",
+                "capacity lookup took 956 ms",
+                "2026-01-01T10:05:45Z",
+                "2026-01-01T10:38:56Z",
+                110,
+            ),
+        ],
+    )
+    request = DiagnoseRequest(
+        route=Route(route="complex", resolved_query="why is routing slow since 10:05?"),
+        evidence=[],
+        digest=digest,
+        now="2026-01-01T10:40:00Z",
+    )
+    draft = diagnose_digest(request)
+    assert draft.root_cause is not None and draft.root_cause.category == "bad_deploy"

@@ -114,6 +114,7 @@ def test_the_mention_read_ends_shortly_after_the_last_move() -> None:
     calls = plan_followup(request).calls
     [mention] = [c for c in calls if c.args.get("contains") == "ingest"]
     assert mention.args["until"] == "2027-08-09T13:25:00Z" and mention.args["window_minutes"] == 170
+    assert mention.args["other_than"] == "ingest"  # what others say of it, not its own flood
     others = [c for c in calls if c is not mention and c.tool == "query_logs"]
     assert others and not any("until" in c.args for c in others)
     recent = replace(request, digest=Digest(anomalies=[replace(move, change_at="2027-08-09T15:35:00Z")],

@@ -117,3 +117,15 @@ def test_a_status_is_found_under_any_spelling_of_its_key() -> None:
     assert exact.search('GET /q HTTP/1.1" 504 12') and exact.search("status=504 path=/q")
     assert not exact.search('{"DownstreamStatus":503,"Duration":30684504}')
     assert re.search(status_pattern("5xx"), "STATUS: 502")
+
+
+async def test_a_read_can_leave_out_one_services_own_lines(tmp_path: Path) -> None:
+    """What other streams say, not one system's own chatter: `other_than` (both streams write "=")."""
+    world = _world(tmp_path)
+    toolbox = _toolbox(world)
+    everyone = await toolbox.call("query_logs", {"contains": "="}, RunEvidence(budget_bytes=10**6))
+    others = await toolbox.call(
+        "query_logs", {"contains": "=", "other_than": "relay"}, RunEvidence(budget_bytes=10**6)
+    )
+    assert {line["labels"]["service"] for line in everyone.data["lines"]} == {"ledger", "relay"}
+    assert {line["labels"]["service"] for line in others.data["lines"]} == {"ledger"}

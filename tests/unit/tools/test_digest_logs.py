@@ -184,3 +184,17 @@ def test_a_long_line_keeps_its_end_where_what_failed_is_named() -> None:
     assert pattern.example.startswith("unseal attempt failed") and pattern.example.endswith(resource)
     limits = DigestLimits()
     assert len(pattern.example) <= limits.example_chars + limits.example_tail_chars + 8
+
+
+def test_below_the_warnings_a_steady_pattern_ranks_after_one_that_came_and_went() -> None:
+    """A controller's status line every two minutes through the read, and its one line saying what it
+    changed: with room for one pattern, the change is kept."""
+    status = [
+        {**line, "labels": {"app": "deployer", "level": "info"}}
+        for line in _every(2.0, 118, 1, "application status is Synced app=orders")
+    ]
+    synced = _line(60, "Initiated automated sync to 9f1c2ab app=orders", app="deployer", level="info")
+    item = _read([*status, synced])
+    limits = DigestLimits(max_patterns_per_evidence=1, max_log_patterns=1)
+    [kept] = build_digest([item], now=NOW, limits=limits).log_patterns
+    assert kept.example.startswith("Initiated automated sync")
