@@ -74,7 +74,8 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     if len(current) < len(ranking.ranked):
         ranking = replace(ranking, ranked=current)
     ruled = doubted(question, ranking.ranked, focus)  # asked whether it did it, and it did not
-    ruled += [s for s in separate_incidents(ranking.ranked) if s not in ruled] if target is None else []
+    separate = [s for s in separate_incidents(ranking.ranked) if s not in ruled] if target is None else []
+    ruled += separate
     if ruled:
         # A separate trouble: named beside the root, with what its callers say of it.
         kept = [s for s in ranking.ranked if s not in ruled]
@@ -105,7 +106,9 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     # A herring named like a ranked system plus a suffix (its pod, its instance) is part of it.
     parts = [h for h in ranking.herrings if _part_of(h.service, ranking.ranked)]
     ruled_out = [herring_ruled_out(h, root) for h in ranking.herrings if h not in parts]
-    ruled_out += [separate_ruled_out(other, root) for other in ranking.unrelated]
+    # A second incident beside this one is named as also happening; it is ruled out only as the cause
+    # of what a scoped question asked about.
+    ruled_out += [separate_ruled_out(other, root) for other in ranking.unrelated if other not in separate]
     # A system of several members whose trouble is one member's is named by that member; a system
     # known only by its software's name, by the machine it runs on (unless the question calls it so).
     # A failover is the whole set's: the member whose series moved is the new primary taking the load.

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from graph.analysts.rules.links import pointed_at_by
 from graph.analysts.rules.machines import without_port
 from graph.analysts.rules.route import question_terms
-from graph.analysts.rules.suspect import NOT_IDENTITY, Suspect
+from graph.analysts.rules.suspect import NOT_IDENTITY, Suspect, troubling
 from graph.analysts.rules.vocabulary import ALERT_FOCUS
 from tools.facts import AlertGroup, Digest
 from tools.identity import workload_of_pod
@@ -76,7 +76,8 @@ def separate_incidents(ranked: Sequence[Suspect]) -> list[Suspect]:
     return [
         s
         for s in ranked[1:]
-        if s.blamed_by
+        # Others' errors point to it, or its own alert fires on its own moving series.
+        if (s.blamed_by or (s.alerts and any(map(troubling, s.anomalies))))
         and s.service not in near
         and not (pointed_at_by(s) | s.blames | s.precedes) & (near | pointed_at_by(root))
     ]
