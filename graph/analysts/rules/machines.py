@@ -148,3 +148,21 @@ def alert_named_after(alertname: str, owners: Mapping[str, str]) -> str | None:
     found = {owner for machine, owner in owners.items() if lowered.startswith(f"{machine}-")}
     return found.pop() if len(found) == 1 else None
 
+
+def instance_owner(
+    labels: Mapping[str, str], service: str | None, owners: Mapping[str, str], jobs: set[str]
+) -> str | None:
+    """The system an alert labelled only with an instance is about: the one job scraped there (a
+    broker's memory alarm on `mq-02:15692`, where the broker's series are `job=broker`), not the
+    address; a host agent's job names no system of its own."""
+    instance = labels.get("instance")
+    if not service or service != instance:
+        return None
+    owner = owners.get(without_port(instance).lower())
+    if owner is None or owner == service or owner in jobs:
+        return None
+    # ...when the alert speaks of that job's software: its name (`BrokerMemoryHighWatermark`) or a
+    # label of its own (`broker_node`); a host's disk alert beside a node agent's series does not.
+    said = [labels.get("alertname", ""), *labels]
+    return owner if any(owner.lower() in word.lower() for word in said) else None
+

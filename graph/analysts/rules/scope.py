@@ -172,6 +172,7 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
     # no system whose siblings a question could name).
     names |= {name.lower() for name in digest.names}
     said = [*_SUBJECT.findall(question), *_OWNER.findall(question), *_OPENS.findall(question)]
+    said += _LEADS.findall(question)
     subjects = {term.lower() for term in said if _NAME_LIKE.search(term)}
     # A product's name spelled as one ("is Keycloak down?", "why is PgBouncer slow?") is a system's
     # name too, though a plain word; it is unseen only when no telemetry says it at all.
@@ -258,6 +259,14 @@ _OWNER = re.compile(r"(?:^|[.?!;]\s+)([a-z][\w.-]*[a-z0-9])'s\s", re.IGNORECASE)
 # A sentence whose subject comes first: "seatmap-svc is showing blank maps since lunch, can you check?".
 _OPENS = re.compile(
     r"(?:^|[.?!;]\s+)([a-z][\w.-]*[a-z0-9])\s+(?:is|are|was|has been|keeps|seems|looks|started|stopped)\b",
+    re.IGNORECASE,
+)
+
+# A question headed by what it is about: "ledger-archiver stuck?", "x-connect s3 sink lagging?",
+# "loyalty-svc: points not credited since lunch".
+_LEADS = re.compile(
+    r"^\s*([a-z][\w.-]*[-_.\d][\w.-]*[a-z0-9])(?=\s*:\s|\s+(?:[\w-]+\s+){0,3}?(?:stuck|down|broken|slow|dead|"
+    r"lagging|failing|hanging|hung|erroring|timing out|behind|late|ok|okay|healthy)\b[^.!]*\?)",
     re.IGNORECASE,
 )
 

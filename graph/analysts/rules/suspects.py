@@ -35,6 +35,7 @@ from graph.analysts.rules.links import (
 )
 from graph.analysts.rules.machines import (
     alert_named_after,
+    instance_owner,
     join_node_agents,
     machine_jobs,
     machine_line,
@@ -188,16 +189,23 @@ def _profile(
             suspect = suspects[service] = Suspect(service)
         return suspect
 
+    # A host agent's job over several machines is each machine (`job=node` on lb-1 and batch-4).
+    hosts = machine_jobs(digest)
+    # Which system each machine's moving series belong to (an alert's own address is no owner).
+    owners = machine_owners([(a.labels, a.service) for a in digest.anomalies])
     # Systems something else names (a firing alert, their own logs): an exporter's series about them
-    # belong to them, not to the exporter's job.
-    alerted = {g.service for g in digest.alert_groups if g.service}
+    # belong to them, not to the exporter's job; an alert known only by an address where one job's
+    # series are scraped names that job's system, not a system of its own.
+    alerted = {
+        g.service
+        for g in digest.alert_groups
+        if g.service and not instance_owner(g.labels, g.service, owners, hosts)
+    }
     # A host is known by its own log stream, or by other systems' errors naming it ("No route to host
     # nas-1.lan" makes a `job=node instance=nas-1:9100` alert nas-1's, not the exporter job's).
     streams = {p.service for p in digest.log_patterns if p.service} | hosts_named_by_errors(digest)
     alerted |= streams
     collectors = collector_jobs(digest)
-    # A host agent's job over several machines is each machine (`job=node` on lb-1 and batch-4).
-    hosts = machine_jobs(digest)
     # The machines a host agent's job is about: a cluster's state series and alerts about one of them
     # (`kube_node_status_condition{node="pool-b-3", condition="DiskPressure"}`) are that machine's.
     labelled = [(a.labels, a.service) for a in digest.anomalies]
@@ -218,7 +226,6 @@ def _profile(
         )
         if (s := of(system)) is not None:
             s.anomalies.append(anomaly)
-    owners = machine_owners(labelled)
     for group in [g for g in digest.alert_groups if not heartbeat(g)]:  # it fires by design
         # A group Alertmanager holds wholly silenced or inhibited is known and muted, not new trouble.
         # An exporter job's alert on one instance is that instance's, when the instance logs under
@@ -229,6 +236,7 @@ def _profile(
             or on_machine(group.labels, group.service, hosts)
             or node_of(group.labels, group.service, machines, streams)
             or named_instance(group.labels, streams, group.service)
+            or instance_owner(group.labels, group.service, owners, hosts)
             or alert_named_after(group.alertname, owners)
             or group.service
         )

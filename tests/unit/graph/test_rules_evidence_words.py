@@ -309,3 +309,23 @@ def test_a_cloud_alarm_named_after_a_systems_machine_is_that_systems() -> None:
     ranking = rank_suspects(Digest(anomalies=[series], alert_groups=[alarm]))
     owner = next(s for s in [*ranking.ranked, *ranking.herrings] if s.service == "cache")
     assert [g.alertname for g in owner.alerts] == ["cache-01-StatusCheckFailed-ALARM"]
+
+
+def test_an_alert_known_only_by_an_address_is_the_system_scraped_there_when_it_speaks_of_it() -> None:
+    """`BrokerMemoryHighWatermark{instance="mq-02:15692"}` beside `job=broker` series from mq-02: the
+    broker's alert, not a system called "mq-02:15692"; a disk alert beside a host agent's series
+    there stays the host's."""
+    series = move("broker_alarms_memory_used_watermark", "broker", "2026-01-01T09:15:00Z",
+                  {"instance": "mq-02:15692", "job": "broker"})  # fmt: skip
+    alarm = alert("BrokerMemoryHighWatermark", "mq-02:15692", "2026-01-01T09:16:00Z",
+                  {"instance": "mq-02:15692"}, "memory alarm on mq-02")  # fmt: skip
+    ranking = rank_suspects(Digest(anomalies=[series], alert_groups=[alarm]))
+    names = {s.service for s in [*ranking.ranked, *ranking.herrings]}
+    assert "mq-02:15692" not in names
+    owner = next(s for s in ranking.ranked if s.service == "broker")
+    assert [g.alertname for g in owner.alerts] == ["BrokerMemoryHighWatermark"] and owner.anomalies == [
+        series
+    ]
+    disk = alert("DiskAlmostFull", "mq-02:15692", "2026-01-01T09:16:00Z", {"instance": "mq-02:15692"}, "disk")
+    other = rank_suspects(Digest(anomalies=[series], alert_groups=[disk]))
+    assert "mq-02:15692" in {s.service for s in [*other.ranked, *other.herrings]}

@@ -330,10 +330,25 @@ def test_a_short_name_of_a_known_system_is_not_unseen() -> None:
 
 
 def test_a_program_asked_about_on_a_machine_that_no_telemetry_names_is_unseen() -> None:
-    """"is memcached on mc-01 ok?": the machine may be known by its host metrics; the program is not."""
+    """ "is memcached on mc-01 ok?": the machine may be known by its host metrics; the program is not."""
     quiet = Digest(log_patterns=[_burst("2026-01-01T10:20:00Z")], names={"mc-01:9100"})
     draft = diagnose_digest(_request(quiet, ANSWERED, "is memcached on mc-01 ok? hit rate looks off"))
     assert draft.verdict == "inconclusive" and "log line names memcached" in draft.summary
     said = replace(_burst("2026-01-01T10:20:00Z"), service="memcached")
     named = diagnose_digest(_request(Digest(log_patterns=[said]), ANSWERED, "is memcached on mc-01 ok?"))
     assert named.verdict != "inconclusive"
+
+
+def test_a_question_headed_by_a_name_nothing_says_is_about_it() -> None:
+    """ "ledger-archiver stuck?", "x-connect s3 sink lagging?", "loyalty-svc: points not credited": the
+    name heading the question is its subject; another system's trouble is no answer about it."""
+    busy = Digest(log_patterns=[_burst("2026-01-01T10:59:00Z")])
+    for question, name in (
+        ("ledger-archiver stuck? nothing landed in the bucket since lunch", "ledger-archiver"),
+        ("kafka-connect s3 sink lagging? yesterday's data is incomplete", "kafka-connect"),
+        ("loyalty-svc: customers say points not credited since lunch, can u check it", "loyalty-svc"),
+    ):
+        draft = diagnose_digest(_request(busy, ANSWERED, question))
+        assert draft.verdict == "inconclusive" and f"log line names {name}" in draft.summary, question
+    adjective = diagnose_digest(_request(busy, ANSWERED, "long-running queries piling up on ingest?"))
+    assert adjective.verdict == "incident"
