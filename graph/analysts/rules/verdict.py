@@ -64,7 +64,13 @@ def recovered(suspect: Suspect, now: datetime | None) -> bool:
     """Whether everything troubling `suspect` ended long before now: error lines (its own, or
     others' naming it: a mesh proxy's "failed to connect to X" that stopped with the outage) that
     stopped, series back at their baseline, restarts."""
-    signs = [*suspect.errors, *suspect.blamed_by.values(), *suspect.relayed_by.values()]
+    # Lines as steady through the read as before it (a rate-limit warning now and then) are its
+    # background, not the trouble that stopped or goes on.
+    signs = [
+        *(p for p in suspect.errors if not p.steady),
+        *suspect.blamed_by.values(),
+        *suspect.relayed_by.values(),
+    ]
     # A move the series came back from, a restart and a load moved between members (a failover) are
     # over too; any other move is current.
     past = [a for a in suspect.anomalies if a.event in ("ended", "restart", "moved")]

@@ -352,3 +352,28 @@ def test_a_question_headed_by_a_name_nothing_says_is_about_it() -> None:
         assert draft.verdict == "inconclusive" and f"log line names {name}" in draft.summary, question
     adjective = diagnose_digest(_request(busy, ANSWERED, "long-running queries piling up on ingest?"))
     assert adjective.verdict == "incident"
+
+
+def test_a_steady_background_warning_does_not_keep_a_stopped_outage_current() -> None:
+    """The errors stopped at 10:20; a rate-limit warning has come now and then all along (steady through
+    the read): the outage recovered, and that background says nothing against it."""
+    background = replace(
+        _burst("2026-01-01T10:59:00Z"),
+        level="WARN",
+        template="rate limit hit for ip <IP>",
+        example="rate limit hit for ip 10.0.0.7",
+        first_seen="2026-01-01T09:00:00Z",
+        steady=True,
+    )
+    asked = "what happened to ingest at 10:05?"
+    draft = diagnose_digest(
+        _request(Digest(log_patterns=[_burst("2026-01-01T10:20:00Z"), background]), ANSWERED, asked)
+    )
+    assert draft.verdict == "healthy" and "recovered" in " ".join(f.statement for f in draft.findings)
+    current = replace(background, steady=False)
+    assert (
+        diagnose_digest(
+            _request(Digest(log_patterns=[_burst("2026-01-01T10:20:00Z"), current]), ANSWERED, asked)
+        ).verdict
+        != "healthy"
+    )
