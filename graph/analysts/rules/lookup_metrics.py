@@ -29,9 +29,9 @@ from graph.analysts.rules.lookup_words import (
 # "the value of X", "what was the highest value of X over the last day", "the peak of X", "the highest
 # X on db-1" (the range read shows its peak).
 _VALUE_OF = re.compile(
-    r"^(?:what(?:'s| is| are| was| were)\s+)?(?:the\s+)?"
+    r"^(?:what(?:'s|\u2019s|s| is| are| was| were)\s+)?(?:the\s+)?"
     r"(?:(?:current|latest|highest|maximum|max|peak|lowest|minimum|min|average|mean)\s+)?values?\s+of\b"
-    r"|^what(?:'s| is| are| was| were)\s+(?:the\s+)?"
+    r"|^what(?:'s|\u2019s|s| is| are| was| were)\s+(?:the\s+)?"
     r"(?:highest|maximum|max|peak|lowest|minimum|min)\b(?:\s+of\b)?",
     re.IGNORECASE,
 )
@@ -39,7 +39,7 @@ _VALUE_OF = re.compile(
 # asked for now in plain words, which a metric's name holds (`..._replication_lag`); "the current value
 # of connected clients on X", "the number of pending messages for Y" name their words after "of".
 _VALUE_WORDS = re.compile(
-    r"^(?:what(?:'s| is| are)\s+)?(?:the\s+)?(?:(?:current|latest|present)\s+)?"
+    r"^(?:what(?:'s|\u2019s|s| is| are)\s+)?(?:the\s+)?(?:(?:current|latest|present)\s+)?"
     r"(?:(?P<counted>values?|number|count|amount)\s+of\s+)?"
     r"(?P<words>[a-z][a-z0-9]*(?:[ -][a-z][a-z0-9]*){0,2})\s+(?:of|on|for|in)\s+[\w.:/-]",
     re.IGNORECASE,
@@ -81,7 +81,7 @@ _NO_VALUE_WORDS = frozenset(
 )
 # "What is the current ApproximateAgeOfOldestMessage of ...": a metric asked for by its name and "now".
 _CURRENT_OF = re.compile(
-    r"^what(?:'s| is| are)\s+(?:the\s+)?(?:current|latest|present)\s+(?=[A-Za-z_:]*[_A-Z][\w:]*\b)",
+    r"^what(?:'s|\u2019s|s| is| are)\s+(?:the\s+)?(?:current|latest|present)\s+(?=[A-Za-z_:]*[_A-Z][\w:]*\b)",
     re.IGNORECASE,
 )
 _PROMQL_INTRO = re.compile(
@@ -105,7 +105,8 @@ NOW = re.compile(
 # "What's DCGM_FI_DEV_GPU_TEMP for gpu 3 ...": a name with an underscore or inner capitals right after
 # "what is" (with a word saying now) is a metric asked for, not a word to explain.
 _WHAT_METRIC = re.compile(
-    r"^what(?:'s| is| are)\s+(?:the\s+)?(?=[A-Za-z][A-Za-z0-9]*(?:_[\w:]+|[a-z][A-Z][\w:]*)\b)", re.IGNORECASE
+    r"^what(?:'s|\u2019s|s| is| are)\s+(?:the\s+)?(?=[A-Za-z][A-Za-z0-9]*(?:_[\w:]+|[a-z][A-Z][\w:]*)\b)",
+    re.IGNORECASE,
 )
 # A metric's name and nothing but where and when: "ApproximateAgeOfOldestMessage for orders-q rn?",
 # "node_load5 on db-2 now?": its value is the question.

@@ -13,6 +13,13 @@ from graph.analysts.rules.route import confident_route, route_question
 
 # (question, tool, arguments the call must carry)
 LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
+    # "whats" as typed, and a typographic apostrophe, ask the same.
+    (
+        "whats the current ActiveMessages on orders-inbound",
+        "query_promql_instant",
+        {"promql": "ActiveMessages"},
+    ),
+    ("what\u2019s node_load1 on db-2 now?", "query_promql_instant", {"promql": "node_load1"}),
     # A probe's target fails in its result (`probe_success 0`), not in its scrape: any check's
     # `..._success` at 0 is listed beside the targets whose scrape is down.
     (
