@@ -259,6 +259,7 @@ GENERIC_CATEGORIES = frozenset(
 UNKNOWN_CATEGORY = "unclassified"
 # What a failover looks like from its replicas and clients: the change of primary is the cause.
 _FAILOVER_SIDE_EFFECTS = frozenset({"replication", "errors", "latency", "unclassified", "crashloop"})
+_FAILOVER_CUES = tuple(next(cues for name, cues in CATEGORIES if name == "failover"))
 # A machine resource that ran out where the lines were written (no space left, out of memory): said in
 # a system's own errors, a cause; a pool's exhaustion may be a slow callee's symptom, so not here.
 EXHAUSTED = frozenset({"disk_full", "memory_leak"})
@@ -365,7 +366,7 @@ def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
     Nothing specific: a latency or error-rate tag from the symptoms, else "unclassified"."""
     lowered = "\n".join(_folded(signal) for signal in text.split("\n"))
     best, best_hits = _best(lowered, CATEGORIES)
-    if best in _FAILOVER_SIDE_EFFECTS and _best(lowered, [c for c in CATEGORIES if c[0] == "failover"])[1]:
+    if best in _FAILOVER_SIDE_EFFECTS and _cue_pattern(_FAILOVER_CUES).search(lowered):
         # A primary that changed is the event; its replicas' lost links and a down node are how it
         # shows (a sentinel's "+sdown slave" beside its "+switch-master").
         best = "failover"

@@ -93,11 +93,15 @@ def said_first_by(others: Sequence[Suspect], involved: Sequence[Suspect]) -> lis
     ]
 
 
+def _own_signals(suspect: Suspect) -> list[tuple[str | None, str]]:
+    """When each of a system's alerts and moving series began, and what it says."""
+    said = [(g.first_started, f"{g.alertname} {g.summary}") for g in suspect.alerts]
+    return said + [(a.change_at, a.metric) for a in suspect.anomalies if troubling(a)]
+
+
 def _signal_modes(suspect: Suspect) -> set[str]:
     """The failure each of a system's own alerts and moving series speaks of."""
-    said = [f"{g.alertname} {g.summary}" for g in suspect.alerts]
-    said += [a.metric for a in suspect.anomalies if troubling(a)]
-    return {categorize(text, changed=False) for text in said}
+    return {categorize(text, changed=False) for _, text in _own_signals(suspect)}
 
 
 def _link_quoted_failure(relay: Suspect, mode: str, saying: Sequence[Suspect], pattern: LogPattern) -> None:
@@ -129,11 +133,9 @@ def quoted_onset(suspect: Suspect, involved: Sequence[Suspect]) -> datetime | No
     if not callers or suspect.onset is None:
         return None
     kinds = {categorize(f"{p.template} {p.example}", changed=False) for p in suspect.relayed_by.values()}
-    said = [(g.first_started, f"{g.alertname} {g.summary}") for g in suspect.alerts]
-    said += [(a.change_at, a.metric) for a in suspect.anomalies if troubling(a)]
     began = [
         t
-        for moment, text in said
+        for moment, text in _own_signals(suspect)
         if (t := instant(moment)) is not None
         and t < min(suspect.onset, *callers)
         and categorize(text, changed=False) in kinds - GENERIC_CATEGORIES
@@ -231,8 +233,7 @@ def _incident_patterns(suspect: Suspect) -> list[LogPattern]:
 
 def own_words(suspect: Suspect) -> str:
     """What a system's alerts, moving series and own errors say about it, in their own words."""
-    words = [f"{g.alertname} {g.summary or ''}" for g in suspect.alerts]
-    words += [a.metric for a in suspect.anomalies if troubling(a)]
+    words = [text for _, text in _own_signals(suspect)]
     words += [f"{p.template} {p.example}" for p in suspect.errors if p.count >= MIN_PATTERN_COUNT]
     return " ".join(words)
 

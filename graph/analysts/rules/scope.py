@@ -171,15 +171,17 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
     # Any label value read names a system the evidence knows (not a family: a region or a path is
     # no system whose siblings a question could name).
     names |= {name.lower() for name in digest.names}
-    said = [*_SUBJECT.findall(question), *_OWNER.findall(question), *_OPENS.findall(question)]
-    said += _LEADS.findall(question)
+    asked = _SUBJECT.findall(question)
+    said = [*asked, *_OWNER.findall(question), *_OPENS.findall(question), *_LEADS.findall(question)]
     subjects = {term.lower() for term in said if _NAME_LIKE.search(term)}
     # A product's name spelled as one ("is Keycloak down?", "why is PgBouncer slow?") is a system's
     # name too, though a plain word; it is unseen only when no telemetry says it at all.
-    proper = {term.lower() for term in _SUBJECT.findall(question) if _PROPER_NOUN.fullmatch(term)}
+    proper = {term.lower() for term in asked if _PROPER_NOUN.fullmatch(term)}
     # So is a program asked about on a machine ("is cachedb on hp-mc-01 ok?").
     proper |= {term.lower() for term in _ON_MACHINE.findall(question)}
-    subjects |= {term for term in proper if term not in _telemetry_text(digest)}
+    if proper:
+        telemetry = _telemetry_text(digest)  # read once: it joins every fact the digest holds
+        subjects |= {term for term in proper if term not in telemetry}
     unseen: list[str] = []
     for term in question_terms(question):
         family, dash, _ = term.partition("-")

@@ -66,25 +66,33 @@ def test_the_targeted_reads_cover_an_hour_before_the_stated_start() -> None:
     }
 
 
-def test_the_follow_up_reads_events_from_half_an_hour_before_the_first_move() -> None:
-    """A release at 13:00 began a slow climb from 13:20; the question, at 15:40, states no start."""
-    move = MetricAnomaly(
-        "metrics-3", "flush_duration_seconds", {"job": "ingest"}, "ingest", 0.05, 4.3, 4.5,
-        "2027-08-09T13:20:00Z", "up", 86.0, 50.0,
-    )  # fmt: skip
-    request = PlanRequest(
+# A slow climb of ingest's flush time from 13:20.
+MOVE = MetricAnomaly(
+    "metrics-3", "flush_duration_seconds", {"job": "ingest"}, "ingest", 0.05, 4.3, 4.5,
+    "2027-08-09T13:20:00Z", "up", 86.0, 50.0,
+)  # fmt: skip
+
+
+def _follow_up(digest: Digest) -> PlanRequest:
+    """The third round of "why are the dashboards stale?", asked at 15:40, with `digest`."""
+    return PlanRequest(
         route=Route(route="complex", resolved_query="why are the dashboards stale?"),
         round=3,
         tool_names=["query_logs"],
         datasources=[],
         remaining_tool_calls=40,
         discovery=Discovery(log_services=["ingest", "deployer"]),
-        digest=Digest(anomalies=[move]),
+        digest=digest,
         now="2027-08-09T15:40:00Z",
     )
+
+
+def test_the_follow_up_reads_events_from_half_an_hour_before_the_first_move() -> None:
+    """A release at 13:00 began a slow climb from 13:20; the question, at 15:40, states no start."""
+    request = _follow_up(Digest(anomalies=[MOVE]))
     windows = {c.args.get("window_minutes") for c in plan_followup(request).calls if c.tool == "query_logs"}
     assert windows == {170}  # 140 minutes back to the move, and the half hour a change may lead it
-    early = replace(request, digest=Digest(anomalies=[replace(move, change_at="2027-08-09T15:00:00Z")]))
+    early = replace(request, digest=Digest(anomalies=[replace(MOVE, change_at="2027-08-09T15:00:00Z")]))
     assert {c.args.get("window_minutes") for c in plan_followup(early).calls if c.tool == "query_logs"} == {
         WINDOW_MINUTES
     }
@@ -93,30 +101,17 @@ def test_the_follow_up_reads_events_from_half_an_hour_before_the_first_move() ->
 def test_the_mention_read_ends_shortly_after_the_last_move() -> None:
     """The lines naming the erroring system are read up to five minutes after the series moved: a
     deploy tool's one line before it is not crowded out by a proxy's hundreds after it."""
-    move = MetricAnomaly(
-        "metrics-3", "flush_duration_seconds", {"job": "ingest"}, "ingest", 0.05, 4.3, 4.5,
-        "2027-08-09T13:20:00Z", "up", 86.0, 50.0,
-    )  # fmt: skip
     errors = LogPattern(
         evidence_id="logs-1", service="ingest", level="error", template="flush failed", count=400,
         first_seen="2027-08-09T13:21:00Z", last_seen="2027-08-09T15:39:00Z", example="flush failed",
     )  # fmt: skip
-    request = PlanRequest(
-        route=Route(route="complex", resolved_query="why are the dashboards stale?"),
-        round=3,
-        tool_names=["query_logs"],
-        datasources=[],
-        remaining_tool_calls=40,
-        discovery=Discovery(log_services=["ingest", "deployer"]),
-        digest=Digest(anomalies=[move], log_patterns=[errors]),
-        now="2027-08-09T15:40:00Z",
-    )
+    request = _follow_up(Digest(anomalies=[MOVE], log_patterns=[errors]))
     calls = plan_followup(request).calls
     [mention] = [c for c in calls if c.args.get("contains") == "ingest"]
     assert mention.args["until"] == "2027-08-09T13:25:00Z" and mention.args["window_minutes"] == 170
     assert mention.args["other_than"] == "ingest"  # what others say of it, not its own flood
     others = [c for c in calls if c is not mention and c.tool == "query_logs"]
     assert others and not any("until" in c.args for c in others)
-    recent = replace(request, digest=Digest(anomalies=[replace(move, change_at="2027-08-09T15:35:00Z")],
+    recent = replace(request, digest=Digest(anomalies=[replace(MOVE, change_at="2027-08-09T15:35:00Z")],
                                             log_patterns=[errors]))  # fmt: skip
     assert not any("until" in c.args for c in plan_followup(recent).calls)
