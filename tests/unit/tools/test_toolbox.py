@@ -303,6 +303,19 @@ async def test_query_logs_asks_the_source_a_neutral_query() -> None:
     assert evidence.data["lines"][0]["message"] == "boom"
 
 
+async def test_a_read_leaving_out_a_service_and_asking_one_status_is_said_in_logql() -> None:
+    """`other_than` is Loki's `service!=` matcher beside the any-service one; one status is its code."""
+    logs = FakeLogs()
+    await _toolbox(Sources(logs=logs)).call(
+        "query_logs", {"contains": "orders", "other_than": "orders", "status_class": "504"}, _run()
+    )
+    [query] = logs.queries
+    assert query.other_than == "orders" and query.status_class == "504"
+    logql = to_logql(query)
+    assert logql.startswith('{service=~".+", service!="orders"} |= "orders" |~ ')
+    assert logql.endswith(r'504\\b"')
+
+
 class ManyLogs(FakeLogs):
     async def query_range(self, query: LogQuery) -> list[LogLine]:
         limit = query.limit
