@@ -208,6 +208,13 @@ def _sql(text: str, statement: str, datasources: Sequence[str]) -> LookupAsk:
     return LookupAsk("sql", (PlannedCall(tool="query_mysql", args=args, purpose="lookup"),))
 
 
+# A probe's target fails in its result, not in its scrape: the probing exporter's scrape succeeds
+# and reports its check's `..._success` as 0, so any such check failing now is listed. An exporter's
+# report on its own collectors (`..._scrape_collector_success{collector="hwmon"}`) is not a target:
+# a healthy host's node exporter reports a dozen at 0 for hardware it does not have.
+FAILING_CHECKS = '{__name__=~".+_success", collector=""} == 0'
+
+
 def _targets(text: str) -> LookupAsk:
     args: dict[str, Any] = {}
     if _DOWN.search(text):
@@ -218,9 +225,7 @@ def _targets(text: str) -> LookupAsk:
         args["job"] = job.group(1)
     calls = [PlannedCall(tool="list_targets", args=args, purpose="lookup")]
     if args.get("health") == "down":
-        # A probe's target fails in its result, not in its scrape: the probing exporter's scrape
-        # succeeds and reports its check's `..._success` as 0. Any such check failing now is listed.
-        failing = {"promql": '{__name__=~".+_success"} == 0'}
+        failing = {"promql": FAILING_CHECKS}
         calls.append(PlannedCall(tool="query_promql_instant", args=failing, purpose="lookup"))
     return LookupAsk("targets", tuple(calls))
 

@@ -25,7 +25,7 @@ LOOKUPS: list[tuple[str, str, dict[str, Any]]] = [
     (
         "which blackbox targets are failing right now?",
         "query_promql_instant",
-        {"promql": '{__name__=~".+_success"} == 0'},
+        {"promql": '{__name__=~".+_success", collector=""} == 0'},
     ),
     ("which blackbox targets are failing right now?", "list_targets", {"health": "down"}),
     # One status ("504s") is a status filter, a path the text to find, "X access logs" the stream X.
