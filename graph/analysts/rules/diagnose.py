@@ -159,7 +159,7 @@ def _ranked_in_scope(request: DiagnoseRequest, stack: MonitoringStack) -> tuple[
         steady_is_background=bool(HEALTH_CHECK.search(question)),
     )
     named = scoped_service(question, request.route.services, _known(ranking, request), request.digest)
-    return ranking, named or dated_system(ranking, question, request.now)
+    return ranking, named or dated_system(ranking, question, request.now, request.digest)
 
 
 def _known(ranking: Ranking, request: DiagnoseRequest) -> list[str]:

@@ -293,6 +293,9 @@ def _owners_named(question: str, digest: Digest) -> list[str]:
     `handler="/search"`)."""
     words = {word.lower() for word in question_terms(question)}
     owners = [g.service for g in named_alert_groups(question, digest) if g.service]
+    # An alert that fired and has resolved, asked about by name ("X fired earlier, what happened?"), is
+    # about its system too: the answer is that alert's story, not another system's firing one.
+    owners += [g.service for g in _resolved_named(question, digest) if g.service]
     owners += [g.service for g in _alert_groups_about(words, digest) if g.service]
     owners += [g.service for g in _alert_names_holding(words, digest) if g.service]
     owners += [a.service for a in digest.anomalies if a.metric.lower() in words and a.service]
@@ -342,6 +345,16 @@ def named_alert_groups(question: str, digest: Digest) -> list[AlertGroup]:
         g
         for g in digest.alert_groups
         if g.status == "firing" and len(g.alertname) >= 3 and g.alertname.lower() in text
+    ]
+
+
+def _resolved_named(question: str, digest: Digest) -> list[AlertGroup]:
+    """Groups no longer firing whose alert name the question spells."""
+    text = question.lower()
+    return [
+        g
+        for g in digest.alert_groups
+        if g.status != "firing" and len(g.alertname) >= 3 and g.alertname.lower() in text
     ]
 
 

@@ -205,3 +205,43 @@ def test_a_sentence_opening_with_an_unknown_systems_possessive_is_about_it() -> 
     question = "kiln-sched's nightly reconcile job failed at 02:00. Root cause?"
     assert unseen_systems(question, ["fleet-portal"], digest) == ["kiln-sched"]
     assert unseen_systems("fleet-portal's reports fail. Why?", ["fleet-portal"], digest) == []
+
+
+# An alert on the archive database fired at 10:10 and resolved at 10:33; another one flaps now.
+RESOLVED_ALARM = AlertGroup(
+    evidence_id="alerts-1",
+    alertname="archive-db-FreeStorageSpace-ALARM",
+    service="archive-db",
+    severity="warning",
+    status="resolved",
+    count=1,
+    instances=[],
+    first_started="2026-01-01T10:10:00Z",
+    ended_at="2026-01-01T10:33:00Z",
+    summary="Threshold Crossed: FreeStorageSpace below 5 GiB.",
+)
+FLAPPING_LAG = AlertGroup(
+    evidence_id="alerts-1",
+    alertname="ConsumerLagHigh",
+    service="tally-sync",
+    severity="warning",
+    status="firing",
+    count=1,
+    instances=[],
+    first_started="2026-01-01T10:51:00Z",
+    episodes=9,
+    summary="Consumer group tally-sync lag above 1200 messages",
+)
+
+
+def test_a_resolved_alert_asked_about_by_name_or_by_when_it_fired_is_its_systems_story() -> None:
+    digest = Digest(alert_groups=[RESOLVED_ALARM, FLAPPING_LAG])
+    for question in (
+        "archive-db-FreeStorageSpace-ALARM fired earlier today. What happened?",
+        "the archive alarm fired around 10:10, what happened there?",
+    ):
+        draft = _draft(digest, question)
+
+        assert draft.root_cause is None, question
+        assert "fired at 2026-01-01T10:10:00Z and resolved at 2026-01-01T10:33:00Z" in draft.summary, question
+        assert "Also happening: tally-sync (alert ConsumerLagHigh)" in draft.summary, question
