@@ -41,8 +41,11 @@ def dark_draft(
     if last is None:
         said = f"{measures} and no log line of it was found"
     else:
-        count = sum(p.count for p in lines)
-        said = f"{measures} and its log lines stopped at {last[1].last_seen} ({count} lines before)"
+        said = f"{measures} and its log lines stopped at {last[1].last_seen}"
+        if len(lines) == 1:
+            # A count the evidence states; a sum over several patterns is no number any tool returned,
+            # and the guard rejects what it cannot find.
+            said += f" ({lines[0].count} lines before)"
     cited = [e.id for e in checked if e.source in ("metrics", "logs") and e.status == "OK"][:_MAX_CITED]
     if last is not None and last[1].evidence_id not in cited:
         cited.append(last[1].evidence_id)

@@ -37,7 +37,7 @@ from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import rank_suspects
 from graph.analysts.rules.upstream import scope_ranking
-from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, unseen_draft
+from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, troubled, unseen_draft
 from graph.analysts.rules.vocabulary import CONFIG_CHANGE, HEALTH_CHECK, MORE_IS_BETTER, ROLLOUT
 from tools.digest.labels import parse_instant
 from tools.facts import Digest
@@ -69,6 +69,10 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     # A restart is over with the trouble it began: a cache that came back empty while its database is
     # still overloaded is the cause of what is going on now.
     current = [s for s in ranking.ranked if s in current or (current and s.restarts())]
+    if not any(troubled(s) for s in current):
+        # Left with changes and good news only (storage extended after the trouble that needed it, a
+        # deploy): the trouble they came near is over, so nothing is an incident now.
+        current = []
     if not current:
         return quiet_draft(request, ranking, past=ranking.ranked, target=target)
     if len(current) < len(ranking.ranked):

@@ -45,7 +45,7 @@ def _without_violations(draft: Draft, violations: Sequence[str]) -> Draft:
     }
     root = draft.root_cause
     if any(v.startswith("summary ") for v in violations):
-        update["summary"] = f"Root cause: {root.service}." if root else "See the findings below."
+        update["summary"] = _plain_summary(root.service if root else None, findings)
     if root is not None and any(v.startswith("root cause ") for v in violations):
         statement = (
             _supported_statement(root.statement, violations) or f"{root.service} is the most likely origin."
@@ -61,6 +61,16 @@ def _without_violations(draft: Draft, violations: Sequence[str]) -> Draft:
             }
         )
     return repaired
+
+
+def _plain_summary(root: str | None, findings: Sequence[object]) -> str:
+    """The summary left when the drafted one made a claim the evidence does not back."""
+    if root:
+        return f"Root cause: {root}."
+    if findings:
+        return "See the findings below."
+    # Nothing verified is left to point at: say so rather than point at an empty list.
+    return "The evidence gathered does not support a verified conclusion."
 
 
 def _supported_statement(statement: str, violations: Sequence[str]) -> str | None:

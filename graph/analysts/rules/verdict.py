@@ -90,6 +90,14 @@ def recovered(suspect: Suspect, now: datetime | None) -> bool:
     return all(end is not None and now - end >= RECOVERED_AFTER for end in ends)
 
 
+def troubled(suspect: Suspect) -> bool:
+    """Whether `suspect` shows trouble of its own or from its callers: an alert, error lines, a
+    blocking session or a troubling move; changes, restarts and good news alone are none."""
+    moving = any(troubling(a) and a.event not in ("restart", "moved") for a in suspect.anomalies)
+    callers = suspect.blamed_by or suspect.relayed_by
+    return bool(suspect.alerts or suspect.errors or suspect.held_by_sql or callers or moving)
+
+
 def quiet_draft(
     request: DiagnoseRequest, ranking: Ranking, past: Sequence[Suspect] = (), target: str | None = None
 ) -> Draft:

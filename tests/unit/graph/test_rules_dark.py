@@ -62,3 +62,14 @@ def test_a_series_naming_the_system_inside_a_resource_path_measures_it() -> None
     path = "projects/acme/locations/eu/instances/payout-gw"
     digest = replace(_submitted("2026-03-01T09:47:12Z"), measured={path})
     assert diagnose_digest(_ask(digest)).verdict == "healthy"
+
+
+def test_the_count_of_lines_before_the_silence_is_one_the_evidence_states() -> None:
+    """One pattern's count is in its evidence; a sum over several is no number any tool returned (the
+    guard rejected it, and the repaired answer was left with nothing)."""
+    one = _submitted("2026-03-01T09:47:12Z")
+    [pattern] = one.log_patterns
+    assert f"({pattern.count} lines before)" in diagnose_digest(_ask(one)).summary
+    failed = replace(pattern, template="payout <*> failed", count=7)
+    two = replace(one, log_patterns=[pattern, failed])
+    assert "lines before" not in diagnose_digest(_ask(two)).summary

@@ -91,3 +91,14 @@ def test_an_unbacked_claim_in_the_identity_leaves_only_the_name() -> None:
 def test_a_statement_with_nothing_backed_left_keeps_only_the_name() -> None:
     draft = _draft(f"{IDENTITY}: load rose from 0.4 to 37 at 09:31.")
     assert _statement(_repaired(draft)) == "vm-3 is the most likely origin."
+
+
+def test_a_rejected_summary_with_no_finding_left_says_nothing_verified_remains() -> None:
+    draft = Draft(
+        summary="Inconclusive: vm-3 logged 90 lines.",
+        verdict="inconclusive",
+        findings=[Finding(statement="vm-3 logged 90 lines.", evidence_ids=["alerts-1"])],
+    )
+    repaired = _repaired(draft)
+    assert repaired.findings == []
+    assert repaired.summary == "The evidence gathered does not support a verified conclusion."

@@ -377,3 +377,24 @@ def test_a_steady_background_warning_does_not_keep_a_stopped_outage_current() ->
         ).verdict
         != "healthy"
     )
+
+
+def test_a_change_and_good_news_left_after_a_stopped_outage_are_no_incident() -> None:
+    """Errors from 10:05 stopped at 10:20; storage was extended on another system at 09:55 (its free space
+    rose): nothing is troubled now, so no root cause, not the change that came shortly before the outage."""
+    extended = LogPattern(
+        evidence_id="logs-1",
+        service="archive-db",
+        level="INFO",
+        template="Applying modification to allocated storage: 100 GiB to 200 GiB",
+        count=1,
+        first_seen="2026-01-01T09:55:00Z",
+        last_seen="2026-01-01T09:55:00Z",
+        example="Applying modification to allocated storage: 100 GiB to 200 GiB",
+    )
+    grew = replace(_moved("FreeStorageSpace", "up", 1e10, 1.1e11), service="archive-db", labels={})
+    grew = replace(grew, change_at="2026-01-01T09:56:00Z")
+    digest = Digest(log_patterns=[_burst("2026-01-01T10:20:00Z"), extended], anomalies=[grew])
+    for asked in ("what happened to ingest at 10:05?", "is anything wrong?"):
+        draft = diagnose_digest(_request(digest, ANSWERED, asked))
+        assert draft.root_cause is None and draft.verdict == "healthy", asked
