@@ -141,3 +141,33 @@ async def test_healthy_world_reports_no_incident(tmp_path: Path) -> None:
     assert payload["healthy"] is True
     assert payload["root_cause"] is None
     assert "no incident found" in payload["summary"].lower()
+
+
+async def test_asked_what_caused_trouble_that_ended_the_released_report_names_it_and_is_healthy(
+    tmp_path: Path,
+) -> None:
+    """Through the guard and the composer: a cause of trouble that is over is released with the
+    healthy verdict only when the question asks what caused it."""
+    start = NOW - timedelta(hours=3)
+    burst_from, burst_to = NOW - timedelta(minutes=90), NOW - timedelta(minutes=60)
+    burst = [
+        line
+        for line in _logs("spooler", "ERROR", "write failed: no space left on device", burst_from, 30)
+        if line["ts"] <= _iso(burst_to)
+    ]
+    write_world(
+        tmp_path,
+        name="over",
+        now=NOW,
+        alerts=[],
+        series=[_series("request_latency_seconds", {"service": "spooler"}, 0.2, 0.2)],
+        logs=sorted(_logs("spooler", "INFO", "job spooled", start, 60) + burst, key=lambda line: line["ts"]),
+    )
+    question = f"What caused the spooler pages between {_iso(burst_from)[11:16]} and now?"
+    asked = await _diagnose(tmp_path, question)
+    payload = asked.content["payload"]
+    assert asked.outcome == "SUCCESS", asked.self_evaluation
+    assert payload["verdict"] == "healthy" and payload["root_cause"]["service"] == "spooler"
+    assert "It is over: nothing is abnormal now." in payload["summary"]
+    now = (await _diagnose(tmp_path, "Is spooler ok now?")).content["payload"]
+    assert now["verdict"] == "healthy" and now["root_cause"] is None

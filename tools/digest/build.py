@@ -16,7 +16,7 @@ from tools.digest.alerts import AlertGrouper
 from tools.digest.item import ItemFactsCache
 from tools.digest.limits import DigestLimits
 from tools.digest.logs import rank_patterns
-from tools.digest.metrics import rank_anomalies
+from tools.digest.metrics import Reporter, rank_anomalies, replaced_silences
 from tools.digest.rhythm import earlier_read, split_routine
 from tools.facts import Digest, LogPattern, MetricAnomaly, RunbookPassage
 
@@ -36,6 +36,7 @@ def build_digest(
     histories: list[Evidence] = []
     earlier: list[Evidence] = []
     present: list[Evidence] = []
+    reporting: set[Reporter] = set()
     for item in evidence:
         facts = _ITEM_FACTS.facts(item, now=now, limits=bounds)
         if facts.gap is not None:
@@ -45,6 +46,7 @@ def build_digest(
         else:
             present.append(item)
             anomalies.extend(facts.anomalies)
+            reporting.update(facts.reporting)
         patterns.extend(facts.patterns)
         if facts.sql is not None:
             digest.sql.append(facts.sql)
@@ -62,7 +64,7 @@ def build_digest(
     for item in histories:
         alerts.add_history(item.id, item.data)
     # A firing alert's own metrics moved in a series too short to scan: a fact about its system.
-    anomalies = _unique_anomalies(anomalies)
+    anomalies = replaced_silences(_unique_anomalies(anomalies), reporting)
     anomalies += alert_read_moves(present, anomalies, limits=bounds)
     anomalies, digest.routine = split_routine(anomalies, earlier, now=now)
     digest.anomalies = rank_anomalies(

@@ -10,7 +10,6 @@ never edited once recorded, which is what makes identity a sound key.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -22,7 +21,7 @@ from tools.digest.knowledge import clues_from, passages_from
 from tools.digest.labels import clip, parse_instant
 from tools.digest.limits import DigestLimits
 from tools.digest.logs import patterns_from
-from tools.digest.metrics import anomalies_from
+from tools.digest.metrics import SCRAPE_STATUS, Reporter, read_series
 from tools.digest.sql import summary_from
 from tools.digest.targets import patterns_from_targets
 from tools.facts import (
@@ -57,6 +56,8 @@ class ItemFacts:
     # Label values of the series read that measure something: a scrape's own status (`up`,
     # `scrape_*`) says only whether the telemetry came, not how the system is.
     measured: frozenset[str] = frozenset()
+    # The (system, job) pairs whose series still come in this read.
+    reporting: frozenset[Reporter] = frozenset()
 
 
 def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemFacts:
@@ -73,14 +74,20 @@ def digest_item(item: Evidence, *, now: datetime, limits: DigestLimits) -> ItemF
     if item.source is EvidenceSource.METRICS and "targets" in data:
         return ItemFacts(patterns=tuple(patterns_from_targets(item.id, data, now=now, limits=limits)))
     if item.source is EvidenceSource.METRICS:
-        anomalies = tuple(anomalies_from(item.id, data, now=now, limits=limits))
+        found, reporting = read_series(item.id, data, now=now, limits=limits)
+        anomalies = tuple(found)
         series = data.get("series")
         measuring = (
             [r for r in series if isinstance(r, Mapping) and not _scrape_status(r)]
             if isinstance(series, list)
             else []
         )
-        return ItemFacts(anomalies=anomalies, names=_label_values(series), measured=_label_values(measuring))
+        return ItemFacts(
+            anomalies=anomalies,
+            names=_label_values(series),
+            measured=_label_values(measuring),
+            reporting=reporting,
+        )
     if item.source is EvidenceSource.LOGS and "lines" in data:
         read_from, read_to = parse_instant(item.query.get("start")), parse_instant(item.query.get("end"))
         patterns = tuple(
@@ -138,16 +145,14 @@ def _labelled(facts: ItemFacts, evidence_id: str) -> ItemFacts:
         cases=tuple(replace(c, evidence_id=evidence_id) for c in facts.cases),
         names=facts.names,
         measured=facts.measured,
+        reporting=facts.reporting,
     )
-
-
-_SCRAPE_STATUS = re.compile(r"^(?:up|scrape_[a-z_]+)$")
 
 
 def _scrape_status(record: Mapping[str, Any]) -> bool:
     labels = record.get("labels")
     name = record.get("metric") or (labels.get("__name__") if isinstance(labels, Mapping) else None)
-    return bool(_SCRAPE_STATUS.match(str(name or "")))
+    return bool(SCRAPE_STATUS.match(str(name or "")))
 
 
 def _label_values(records: object) -> frozenset[str]:

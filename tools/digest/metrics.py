@@ -11,6 +11,7 @@ silent; moves of one metric of one system that cancel out between its members at
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -41,6 +42,9 @@ _COUNTING_STOPPED_S = 900.0
 # A series whose newest sample is this much older than now (and this many of its own steps) went silent.
 _SILENT_AFTER_S = 600.0
 _SILENT_STEPS = 10
+# A scrape's own status: whether the telemetry came, not how the system is.
+SCRAPE_STATUS = re.compile(r"^(?:up|scrape_[a-z_]+)$")
+Reporter = tuple[str | None, str]  # a system and the job whose series of it still come
 # Moves of members that cancel out to within this share, begun within this long of each other.
 _BALANCED = 0.25
 _TOGETHER_S = 300.0
@@ -50,6 +54,14 @@ def anomalies_from(
     evidence_id: str, data: Mapping[str, Any], *, now: datetime, limits: DigestLimits
 ) -> list[MetricAnomaly]:
     """Every significant shift in the range-query series of one evidence item."""
+    return read_series(evidence_id, data, now=now, limits=limits)[0]
+
+
+def read_series(
+    evidence_id: str, data: Mapping[str, Any], *, now: datetime, limits: DigestLimits
+) -> tuple[list[MetricAnomaly], frozenset[Reporter]]:
+    """The anomalies of one evidence item and who still reports in it: the (system, job) of every
+    series that did not go silent, a scrape's own status aside (it reports when the system cannot)."""
     readings: list[_Reading] = []
     for raw in data.get("series") or []:
         if not isinstance(raw, Mapping) or "samples" not in raw:
@@ -81,7 +93,21 @@ def anomalies_from(
         found.append(
             MetricAnomaly(evidence_id=evidence_id, metric=metric, labels=r.labels, service=r.service, **fact)
         )
-    return _moved_between_members(found)
+    reporting = frozenset(
+        (r.service, r.labels.get("job", ""))
+        for r in readings
+        if r.silent is None and r.service and not SCRAPE_STATUS.match(r.metric)
+    )
+    return _moved_between_members(found), reporting
+
+
+def replaced_silences(anomalies: Sequence[MetricAnomaly], reporting: set[Reporter]) -> list[MetricAnomaly]:
+    """The anomalies without silences of a system whose same job still reports in another read: pods
+    replaced by a rollout leave series only the old ones ever had (kube-state-metrics' last
+    termination reason), which stop with them while the workload's other series go on."""
+    return [
+        a for a in anomalies if a.event != "silent" or (a.service, a.labels.get("job", "")) not in reporting
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, Recommendation, RootCause, RuledOut
+from graph.analysts.past import asks_past_cause
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.advice import CATEGORY_ADVICE
 from graph.analysts.rules.categories import categorize
@@ -73,6 +74,11 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         # Left with changes and good news only (storage extended after the trouble that needed it, a
         # deploy): the trouble they came near is over, so nothing is an incident now.
         current = []
+    over = not current and asks_past_cause(question) and any(troubled(s) for s in ranking.ranked)
+    if over:
+        # "What caused the pages last night?" about trouble that has ended: its cause is the answer,
+        # and the verdict says nothing is wrong now.
+        current = ranking.ranked
     if not current:
         return quiet_draft(request, ranking, past=ranking.ranked, target=target)
     if len(current) < len(ranking.ranked):
@@ -127,10 +133,11 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
     cited += [f for f in aside if f.evidence_ids]
     name = member or root.service
+    summary = _summary(name, root, [service for service, _ in symptoms], category, ruled_out, ranking)
     return Draft(
         kind="diagnosis",
-        summary=_summary(name, root, [service for service, _ in symptoms], category, ruled_out, ranking),
-        verdict="incident",
+        summary=f"{summary} It is over: nothing is abnormal now." if over else summary,
+        verdict="healthy" if over else "incident",
         root_cause=RootCause(service=name, category=category, statement=statement, confidence=confidence),
         findings=cited,
         recommendations=_recommendations(root, category, digest),

@@ -20,10 +20,11 @@ WINDOW_MINUTES = 120  # long enough for a baseline before a change in the last h
 BASELINE_BEFORE = timedelta(minutes=60)
 MAX_WINDOW_MINUTES = 24 * 60  # the tools' default max_range_minutes
 
-# "since ~2pm", "since around 14:05", "started at 9", "from 13:50": a clock time the trouble began at,
+# "since ~2pm", "since around 14:05", "started at 9", "from 13:50", "between 02:25 and 03:10": a clock
+# time the trouble began at,
 # never a duration ("since 2 days", "for 15 minutes").
 _STATED = re.compile(
-    r"\b(?:since|from|after|started|starting|began|beginning|around|about|at)\s+(?:at\s+)?"
+    r"\b(?P<word>since|from|after|started|starting|began|beginning|around|about|at|between)\s+(?:at\s+)?"
     r"(?:~\s*|about\s+|around\s+|roughly\s+|approx\.?\s+)?"
     r"(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s*(?P<half>am|pm)?(?P<after>(?:\s*\S+)?)",
     re.IGNORECASE,
@@ -34,7 +35,8 @@ _AFTER_HOUR = re.compile(
     r"^\s*(?:$|[,;!?)]|\.(?!\d)|(?:utc|gmt|today|and|or|but|o'?clock|ish)\b)", re.IGNORECASE
 )
 # A clock time in another zone, or on another day: the world's clock cannot place it; the default stays.
-_ELSEWHEN = re.compile(r"^\s*(?:yesterday|last\b|tomorrow|[A-Z]{2,4}T\b|[+-]\d{2}:?\d{2})")
+# "02:25 last night" is the latest 02:25 before now, as any clock time is.
+_ELSEWHEN = re.compile(r"^\s*(?:yesterday|last\b(?!\s+night)|tomorrow|[A-Z]{2,4}T\b|[+-]\d{2}:?\d{2})")
 
 
 def change_window(question: str, now: str, began: Sequence[str | None], lead: timedelta) -> int:
@@ -64,14 +66,18 @@ def _clock_time(match: re.Match[str], now: datetime) -> datetime | None:
     half = (match.group("half") or "").lower()
     after = match.group("after")
     clock = match.group("minute") is not None or bool(half)
-    if _ELSEWHEN.match(after) or (not clock and not _AFTER_HOUR.match(after)):
+    if match.group("word").lower() == "between" and not clock:
+        return None  # "between 3 and 4 replicas" is a range of counts
+    if _ELSEWHEN.match(after + match.string[match.end() :]) or (not clock and not _AFTER_HOUR.match(after)):
         return None
     if hour > 23 or minute > 59 or (half and not 1 <= hour <= 12):
         return None
     if half:
         hours = [hour % 12 + (12 if half == "pm" else 0)]
     else:
-        hours = [hour] if hour > 12 or hour == 0 else [hour, hour + 12]  # "since 2": 02:00 or 14:00
+        # "since 2": 02:00 or 14:00; "02:25", written with its zero, is a 24-hour time.
+        padded = match.group("hour").startswith("0")
+        hours = [hour] if hour > 12 or hour == 0 or padded else [hour, hour + 12]
     candidates = []
     for h in hours:
         moment = now.replace(hour=h % 24, minute=minute, second=0, microsecond=0)

@@ -40,7 +40,7 @@ def _report(draft: Draft, items: Sequence[Evidence]) -> dict[str, Any]:
         "summary": draft.summary,
         "verdict": draft.verdict,
         "healthy": draft.healthy,
-        "root_cause": root.model_dump() if root is not None and not draft.healthy else None,
+        "root_cause": root.model_dump() if root is not None else None,
         "findings": [finding.model_dump() for finding in draft.findings],
         "evidence": evidence_list(items),
         "recommendations": [rec.model_dump() for rec in draft.recommendations],

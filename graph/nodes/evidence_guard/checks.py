@@ -55,6 +55,7 @@ def check_draft(
     *,
     entities: set[str],
     runbook_text: str,
+    past_cause: bool = False,
 ) -> GuardResult:
     """Check citations and claims of every finding, ruled-out item, the root cause and the summary."""
     violations: list[str] = []
@@ -76,7 +77,9 @@ def check_draft(
     violations += _claim_violations("summary", summary, union, entities)
     if draft.root_cause is not None:
         root = draft.root_cause
-        if draft.healthy:
+        if draft.healthy and not past_cause:
+            # Healthy means nothing is wrong now: a cause is named only when the question asked what
+            # caused trouble that has ended.
             violations.append("draft says healthy but names a root cause")
         if not union:
             violations.append("root cause is not supported by any cited evidence")

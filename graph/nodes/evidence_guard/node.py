@@ -6,6 +6,7 @@ from typing import Any
 
 from langgraph.runtime import Runtime
 
+from graph.analysts.past import asks_past_cause
 from graph.context import RunContext
 from graph.nodes.evidence_guard.checks import check_draft, cited_ids
 from graph.nodes.evidence_guard.corpus import build_corpus, run_entities, runbook_names
@@ -33,6 +34,7 @@ async def node_evidence_guard(state: DiagnosisState, runtime: Runtime[RunContext
         build_corpus(items, digest, only=cited),
         entities=run_entities(items),
         runbook_text=runbook_names(items),
+        past_cause=asks_past_cause(state["route"].resolved_query),
     )
     report = result.report()
     if earlier := state.get("violations"):

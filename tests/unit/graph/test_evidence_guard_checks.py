@@ -208,3 +208,21 @@ def test_a_quote_holding_the_lines_own_double_quotes_is_found_in_the_json_text()
         )
     )
     assert _check(wrong, [pulled]).violations
+
+
+def test_a_healthy_draft_names_a_cause_only_when_asked_what_caused_trouble_that_has_ended() -> None:
+    draft = _draft(
+        Finding(statement="PoolSaturated fired on payment-7f9c at 09:27.", evidence_ids=["alerts-1"]),
+        root=RootCause(service="payment", category="connections", statement="PoolSaturated", confidence=0.6),
+        verdict="healthy",
+    )
+    assert "draft says healthy but names a root cause" in _check(draft).violations
+    items = ITEMS
+    past = check_draft(
+        draft,
+        build_corpus(items, Digest()),
+        entities=run_entities(items),
+        runbook_text=runbook_names(items),
+        past_cause=True,
+    )
+    assert past.violations == []

@@ -37,6 +37,9 @@ NOW = datetime(2027, 8, 9, 15, 40, tzinfo=UTC)
         ("dashboards stopped updating around 07:00", datetime(2027, 8, 9, 7, 0, tzinfo=UTC)),
         ("it went down at 9, why?", datetime(2027, 8, 9, 9, 0, tzinfo=UTC)),
         ("at 5 replicas it is fine", None),  # a count
+        ("what caused the pages between 02:25 and 03:10?", datetime(2027, 8, 9, 2, 25, tzinfo=UTC)),
+        ("errors at 02:25 last night", datetime(2027, 8, 9, 2, 25, tzinfo=UTC)),  # the latest 02:25
+        ("between 3 and 4 replicas", None),  # a range of counts
     ],
 )
 def test_a_stated_start_is_the_latest_such_moment_not_after_now(

@@ -398,3 +398,17 @@ def test_a_change_and_good_news_left_after_a_stopped_outage_are_no_incident() ->
     for asked in ("what happened to ingest at 10:05?", "is anything wrong?"):
         draft = diagnose_digest(_request(digest, ANSWERED, asked))
         assert draft.root_cause is None and draft.verdict == "healthy", asked
+
+
+def test_asked_what_caused_trouble_that_has_ended_its_cause_is_named_and_nothing_is_wrong_now() -> None:
+    """The disk-full errors stopped at 10:20: "what caused ..." gets that cause with a healthy verdict;
+    "is it ok now?" gets no cause."""
+    digest = Digest(log_patterns=[_burst("2026-01-01T10:20:00Z")])
+    for asked in ("What caused the ingest pages between 10:05 and 10:20?", "why did ingest fail at 10:05?"):
+        draft = diagnose_digest(_request(digest, ANSWERED, asked))
+        assert draft.verdict == "healthy" and draft.root_cause is not None, asked
+        assert draft.root_cause.service == "ingest", asked
+        assert "no space left on device" in draft.root_cause.statement, asked
+        assert draft.summary.endswith("It is over: nothing is abnormal now."), asked
+    now = diagnose_digest(_request(digest, ANSWERED, "is ingest ok now?"))
+    assert now.verdict == "healthy" and now.root_cause is None

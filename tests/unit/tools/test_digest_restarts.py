@@ -143,6 +143,11 @@ def _item(*series: dict[str, Any]) -> list[MetricAnomaly]:
     return build_digest([item], now=NOW).anomalies
 
 
+def _read(evidence_id: str, series: dict[str, Any]) -> Evidence:
+    return Evidence(id=evidence_id, source=EvidenceSource.METRICS, tool="read_metric", title="t", summary="s",
+                    data={"series": [series]}, query={}, status=EvidenceStatus.OK)  # fmt: skip
+
+
 def _steady(labels: dict[str, str], *, until: float, metric: str = "kv_goroutines") -> dict[str, Any]:
     times = _grid(60)
     return {"metric": metric, "labels": labels, "samples": [[float(t), 430.0] for t in times if t <= until]}
@@ -158,6 +163,25 @@ def test_one_pod_ending_while_its_workload_goes_on_is_no_silence() -> None:
     old = _steady({"job": "web", "pod": "web-7d9f8b6c5d-aaaaa"}, until=END - 40 * 60)
     new = _steady({"job": "web", "pod": "web-7d9f8b6c5d-bbbbb"}, until=END)
     assert _item(old, new) == []
+
+
+def test_series_only_replaced_pods_had_stop_with_them_while_their_job_reports_elsewhere() -> None:
+    """kube-state-metrics emits a last-termination reason only for containers that terminated: after a
+    rollback the read of it holds the old pods alone, all ended; the same job's other series go on."""
+    reason = {"job": "kube-state-metrics", "pod": "web-5b7f9c8d6-aaaaa", "reason": "OOMKilled"}
+    ended = _steady(reason, until=END - 40 * 60, metric="kube_pod_container_status_last_terminated_reason")
+    restarts = _steady(
+        {"job": "kube-state-metrics", "pod": "web-6c4d7f8b9-bbbbb"},
+        until=END,
+        metric="kube_pod_container_status_restarts_total",
+    )
+    terminated, other = _read("metrics-1", ended), _read("metrics-2", restarts)
+    assert [a.event for a in build_digest([terminated], now=NOW).anomalies] == ["silent"]
+    assert build_digest([terminated, other], now=NOW).anomalies == []
+    # Another job still reporting about the system says nothing of this job's series: it went silent.
+    kubelet = {**restarts, "labels": {"job": "kubelet", "pod": "web-6c4d7f8b9-bbbbb"}}
+    elsewhere = _read("metrics-2", kubelet)
+    assert [a.event for a in build_digest([terminated, elsewhere], now=NOW).anomalies] == ["silent"]
 
 
 def test_a_resolved_alerts_series_ending_is_no_silence() -> None:
