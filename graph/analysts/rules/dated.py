@@ -34,7 +34,9 @@ def dated_system(ranking: Ranking, question: str, now: str, digest: Digest | Non
         # "The alarm fired around 12:10, what happened?" while another alert flaps now: the question
         # dates a trouble over before anything the ranking holds began, so it is about that one.
         return _resolved_at(digest, since)
-    if not first or first[0] >= since - STATED_LEAD:
+    if not first or first[0] >= since - STATED_LEAD or any(abs(t - since) <= STATED_SLACK for t in first):
+        # Its trouble began later, or also at the stated time (a leak that grew for half an hour and
+        # killed its pods then): it fits the question.
         return None
     for suspect in [*ranking.ranked, *ranking.herrings]:
         starts = suspect.events()

@@ -18,10 +18,11 @@ from graph.analysts.rules.suspect import MIN_PATTERN_COUNT
 from graph.analysts.rules.vocabulary import ERROR_LEVELS, WARN_LEVELS, own_credentials_refused
 from tools.facts import LogPattern
 
-# A host in the places a client writes one: a URL, `host='...'`, or `host:port`.
+# A host in the places a client writes one: a URL, `host='...'`, or `host:port`. A URL after "+" is a
+# crawler's page in its user agent ("(compatible; XBot/2.1; +https://x.example/bot)"), no far side.
 _DOMAIN = r"[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+"
 _HOST = re.compile(
-    rf"(?:https?://|\bhost\s*[=:]\s*['\"]?)(?P<named>{_DOMAIN})|(?<![\w.@/-])(?P<ported>{_DOMAIN}):\d{{2,5}}\b"
+    rf"(?:(?<!\+)https?://|\bhost\s*[=:]\s*['\"]?)(?P<named>{_DOMAIN})|(?<![\w.@/-])(?P<ported>{_DOMAIN}):\d{{2,5}}\b"
 )
 # A call that failed on the far side, in a client's or its library's words.
 _FAILED_CALL = re.compile(

@@ -86,6 +86,12 @@ def test_hosts_of_known_systems_and_files_are_no_third_party() -> None:
         # A cluster's own name, unresolved because its resolver timed out: no third party.
         replace(TIMED_OUT, example="connect to `host=orders-db.svc.cluster.local`: lookup i/o timeout"),
         replace(TIMED_OUT, example="dial failed: lookup host='api.carrier-two.example' timed out"),
+        # A crawler's page in the user agent of a request that got a 503: where it came from, not a call.
+        replace(
+            TIMED_OUT,
+            example='"GET /search?q=x HTTP/1.1" 503 UC 0 95 "Mozilla/5.0 (compatible; SailBot/2.1; '
+            '+https://sailbot.example/bot)"',
+        ),
     ]
     assert external_hosts(lines, known=["redis-main", "rates-svc"]) == set()
     assert external_hosts([TIMED_OUT], known=["rates-svc"]) == {"api.carrier-one.example"}

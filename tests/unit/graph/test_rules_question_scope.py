@@ -6,9 +6,13 @@ the Redis signal; a question naming an alert is answered about that alert's owne
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Route
+from graph.analysts.rules.dated import dated_system
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.scope import scoped_service
+from graph.analysts.rules.suspects import rank_suspects
 from tests.unit.graph.digest_facts import lines
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 
@@ -245,3 +249,29 @@ def test_a_resolved_alert_asked_about_by_name_or_by_when_it_fired_is_its_systems
         assert draft.root_cause is None, question
         assert "fired at 2026-01-01T10:10:00Z and resolved at 2026-01-01T10:33:00Z" in draft.summary, question
         assert "Also happening: tally-sync (alert ConsumerLagHigh)" in draft.summary, question
+
+
+def test_a_dated_question_stays_with_the_first_suspect_when_it_also_had_trouble_at_that_time() -> None:
+    """Memory grew from 10:16, its pods were killed at 10:39: "since about 10:40" fits it, and another
+    system that began failing then is no reason to scope the question to that one."""
+    grew = replace(_memory("search"), change_at="2026-01-01T10:16:00Z")
+    killed = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="SearchContainerRestarting",
+        service="search",
+        severity="warning",
+        status="firing",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T10:39:00Z",
+        summary="search containers restart",
+    )
+    relay = lines("relay", "fetch failed: 503 from upstream", "2026-01-01T10:41:00Z", count=30)
+    ranking = rank_suspects(
+        Digest(alert_groups=[killed], anomalies=[grew], log_patterns=[relay]), focus=[], known=[]
+    )
+    assert [s.service for s in ranking.ranked] == ["search", "relay"]
+    assert dated_system(ranking, "since about 10:40 users see errors, why?", NOW) is None
+    # Without trouble of its own at that time, the system that began then is what the question dates.
+    early = rank_suspects(Digest(anomalies=[grew], log_patterns=[relay]), focus=[], known=[])
+    assert dated_system(early, "since about 10:40 users see errors, why?", NOW) == "relay"
