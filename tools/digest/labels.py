@@ -34,7 +34,7 @@ def service_of(labels: Mapping[str, str], identity: IdentityLabels = DEFAULT_IDE
 
 
 # A deployment's environment after its name (`argocd/order-router-prod`) is still that system.
-_ENVIRONMENT = r"(?:prod|production|staging|stage|stg|dev|canary|live)"
+ENVIRONMENT = r"(?:prod|production|staging|stage|stg|dev|canary|live)"
 
 
 @lru_cache(maxsize=1024)
@@ -44,7 +44,7 @@ def name_pattern(name: str) -> re.Pattern[str]:
 
     Compiled once per name: the analyst and EvidenceGuard test every name against many lines.
     """
-    return re.compile(rf"(?<![\w-]){re.escape(name)}(?!\w)(?!-(?!{_ENVIRONMENT}(?![\w-])))")
+    return re.compile(rf"(?<![\w-]){re.escape(name)}(?!\w)(?!-(?!{ENVIRONMENT}(?![\w-])))")
 
 
 def instance_of(labels: Mapping[str, str]) -> str | None:

@@ -13,6 +13,7 @@ from graph.analysts.rules.machines import without_port
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.suspect import NOT_IDENTITY, Suspect, troubling
 from graph.analysts.rules.vocabulary import ALERT_FOCUS
+from tools.digest.labels import ENVIRONMENT
 from tools.facts import AlertGroup, Digest
 from tools.identity import workload_of_pod
 
@@ -189,6 +190,8 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
         # quillmate-search healthy?"), however new its family is.
         if not ((dash and family in families) or term in subjects) or term in names:
             continue
+        if dash and family in families and _ENVIRONMENT_SUFFIX.fullmatch(term.partition("-")[2]):
+            continue  # the family's environment ("kubectl against fw-prod hangs" beside fw-cp-2): a place
         if "." in term and term.split(".", 1)[0] in names:
             continue  # a DNS name of a known system (`x-api.service.consul`, `x.ns.svc`)
         if any(
@@ -205,6 +208,9 @@ def unseen_systems(question: str, known: Iterable[str], digest: Digest) -> list[
             continue  # spelled apart: `shelf-scan` of `shelfscan-api`
         unseen.append(term)
     return unseen
+
+
+_ENVIRONMENT_SUFFIX = re.compile(ENVIRONMENT)
 
 
 def _telemetry_text(digest: Digest) -> str:

@@ -17,6 +17,8 @@ from datetime import UTC, datetime, timedelta
 
 from graph.analysts.rules.dependencies import mentions
 from graph.analysts.rules.links import link_same_machine
+from graph.analysts.rules.machines import without_port
+from graph.analysts.rules.members import software_host
 from graph.analysts.rules.scoring import CHANGE_LEAD
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.vocabulary import ERROR_LEVELS
@@ -39,12 +41,18 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     if not (scoped.anomalies or scoped.errors):
         link_same_machine(scoped, list(everyone.values()))  # others' errors on its alert's machine
     depth = _causes(scoped, everyone, digest)
-    if ranking.ranked and ranking.ranked[0].service in depth:
+    began = _began(scoped)
+    beneath = _machine_beneath(scoped, began, everyone) if began is not None else set()
+    if beneath:
+        # What it asks about is in trouble because the machine under it is: the machine is the root.
+        deepest = max(depth.values())
+        depth |= {name: deepest + 1 for name in beneath if name not in depth}
+    elif ranking.ranked and ranking.ranked[0].service in depth:
         return ranking
     root = _furthest(depth, everyone)
-    if (began := _began(scoped)) is not None and (changed := _change_before(root, began)) is not None:
+    if began is not None and (changed := _change_before(root, began)) is not None:
         root.onset = changed  # its trouble began with the change that began the target's
-    unrelated = ranking.ranked[:1]
+    unrelated = [s for s in ranking.ranked[:1] if s.service not in depth]
     linked = [s for s in ranking.ranked if s.service in depth and s is not root]
     if any(s is root for s in ranking.ranked):
         herrings = [s for s in ranking.herrings if s.service not in depth]
@@ -186,6 +194,23 @@ _CONSUMED = frozenset({"queue", "queue_name", "topic", "topic_name", "stream", "
 def _spaced(text: str) -> str:
     """`origin_sync_uploads_total` and `origin-sync` as words: "origin sync uploads total"."""
     return " ".join(re.split(r"[\W_]+", text.lower())).strip()
+
+
+def _machine_beneath(suspect: Suspect, began: datetime, everyone: dict[str, Suspect]) -> set[str]:
+    """The machine `suspect` runs on, when its host telemetry (a system known by the machine it reports
+    on: `software_host`) was in trouble by the time `suspect`'s began: a database's slow fsyncs on a
+    disk some other process saturates are the disk's trouble, and the disk is the machine's."""
+    machines = {without_port(i) for labels in suspect.label_sets() if (i := labels.get("instance"))}
+    if len(machines) != 1:
+        return set()
+    machine = machines.pop()
+    found = set()
+    for name, other in everyone.items():
+        if name == suspect.service or software_host(other) != machine:
+            continue
+        if (start := _began(other)) is not None and start <= began + STEP_SLACK:
+            found.add(name)
+    return found
 
 
 def _restarted_just_before(suspect: Suspect, began: datetime, everyone: dict[str, Suspect]) -> set[str]:
