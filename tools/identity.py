@@ -210,6 +210,12 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
             continue
         if _collector_key(labels, key, value):
             continue  # a collector's series (kube-state-metrics, cAdvisor): about the pod it names
+        if key == "job" and (relayed := _relayed_resource(labels, value)) is not None:
+            # A cloud exporter's job (`job=stackdriver-exporter` with `database_id=proj:plots-pg`)
+            # relays a vendor's metrics about the resource its naming label names.
+            primary.append(relayed)
+            name = _vendor_short(relayed[1])
+            break
         probed = _value(labels, INSTANCE_LABEL) if key == "job" and INSTANCE_LABEL in order else None
         if probed is not None and _probed_host(probed) is not None:
             # A prober's series (a blackbox exporter's job) are about the URL it probes, not the prober.
@@ -269,6 +275,26 @@ def _vendor_name(labels: Mapping[str, object]) -> Pair | None:
             continue
         return (key, value)
     return opaque
+
+
+def _relayed_resource(labels: Mapping[str, object], job: str) -> Pair | None:
+    """The vendor-named resource a scrape job's series are about, when the naming is a vendor's beyond
+    doubt: a dimension's CamelCase key (`DBInstanceIdentifier`, `dimension_QueueName`) or a resource
+    path value (`proj:plots-pg`, `projects/p/instances/x`), that shares no name with the job. A plain
+    `tenant_id=acme` on an app's own series names no other system."""
+    for key in sorted(
+        k for k in labels if isinstance(k, str) and k not in _NOT_NAMES | {"job", INSTANCE_LABEL}
+    ):
+        value = _value(labels, key)
+        if value is None or key in _MACHINE_KEYS or not _NAMING_KEY.search(key) or _OPAQUE.search(value):
+            continue
+        vendor_key = key.startswith("dimension_") or re.search(r"[a-z][A-Z]|^[A-Z]", key) is not None
+        if not (vendor_key or _RESOURCE_PATH.match(value) or "/" in value):
+            continue
+        short, scraper = _vendor_short(value).lower(), job.lower()
+        if short not in scraper and scraper not in short:
+            return (key, value)
+    return None
 
 
 def _vendor_short(value: str) -> str:

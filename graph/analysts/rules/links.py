@@ -194,14 +194,34 @@ def link_database_callers(involved: Sequence[Suspect]) -> None:
         surge = surge_of(caller)
         if caller.blames or not patterns or surge is None:
             continue
+        # A database whose own series or lines name the caller (`user=plotwise` for `plotwise-api`)
+        # is the one it calls, whatever else runs hot at the time; its minutely series may begin a
+        # step after the caller's first failed call.
+        serving = [s for s in databases if s is not caller and _names_client(s, caller.service)]
         waited = [
             s
-            for s in databases
-            if s is not caller and (began := signals_began(s)) is not None and began <= surge
+            for s in serving or databases
+            if s is not caller
+            and (began := signals_began(s)) is not None
+            and began <= surge + (_CLIENT_STEP if serving else timedelta(0))
         ]
         if len(waited) == 1:
             waited[0].relayed_by.setdefault(caller.service, patterns[0])
             caller.blames.add(waited[0].service)
+
+
+_CLIENT_STEP = timedelta(minutes=2)
+
+
+def _names_client(database: Suspect, caller: str) -> bool:
+    """Whether a database's own labels or lines name the caller, or its family (`plotwise` of
+    `plotwise-api`), as a word."""
+    family = caller.split("-", 1)[0]
+    names = {caller.lower(), family.lower()} if len(family) >= 4 else {caller.lower()}
+    said = [v for labels in database.label_sets() for v in labels.values()]
+    said += [f"{p.template} {p.example}" for p in database.errors]
+    text = " ".join(said).lower()
+    return any(re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text) for name in names)
 
 
 def link_same_kind(involved: Sequence[Suspect]) -> None:

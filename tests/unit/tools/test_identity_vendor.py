@@ -50,3 +50,32 @@ def test_an_opaque_id_gives_way_to_its_given_name_and_a_number_names_nothing() -
     assert identity_of({"instance_id": "i-0c41f7d2a9e5b3816"}).name == "i-0c41f7d2a9e5b3816"  # all it has
     monitor = {"monitor_id": "47700218", "device": "/dev/nvme1n1"}  # a monitor's own id
     assert identity_of(monitor).name is None and identity_of(monitor).text == "device=/dev/nvme1n1"
+
+
+@pytest.mark.parametrize(
+    ("labels", "name"),
+    [
+        # A cloud exporter's job relays a vendor's metrics about the resource its naming label names.
+        (
+            {
+                "job": "stackdriver-exporter",
+                "instance": "stackdriver-exporter:9255",
+                "database_id": "proj-prod:plots-pg",
+                "database": "plots",
+                "user": "plotwise",
+            },
+            "plots-pg",
+        ),
+        (
+            {"job": "yace", "instance": "10.0.3.4:5000", "dimension_DBInstanceIdentifier": "ledger-db"},
+            "ledger-db",
+        ),
+        # An app's own series with a plain id, and a job's resource that shares its name, keep the job.
+        ({"job": "orders", "instance": "10.0.0.5:8080", "tenant_id": "acme"}, "orders"),
+        ({"job": "ledger-db", "DBInstanceIdentifier": "ledger-db-1"}, "ledger-db"),
+    ],
+)
+def test_a_scrape_job_relaying_a_vendors_metrics_is_named_by_the_resource(
+    labels: dict[str, str], name: str
+) -> None:
+    assert identity_of(labels).name == name
