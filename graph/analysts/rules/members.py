@@ -179,7 +179,15 @@ def _name(value: str) -> str | None:
 
 
 def _names(values: Iterable[str | None]) -> Iterable[str]:
-    """Values that name a member: not an address, not a path, not a phrase."""
+    """Values that name a member: not an address, not a path, not a phrase, and not a component named
+    in code's camel case (Micrometer's `name=planningExecutor` is a pool inside the app, not a replica
+    of it: members are machines, nodes and pods, spelled as hosts are)."""
     for value in values:
-        if value and len(value) >= 3 and not _ADDRESS.match(value) and not re.search(r"[/\s]", value):
-            yield value
+        if not value or len(value) < 3 or _ADDRESS.match(value) or re.search(r"[/\s]", value):
+            continue
+        if _CAMEL.search(value):
+            continue
+        yield value
+
+
+_CAMEL = re.compile(r"[a-z][A-Z]")

@@ -242,3 +242,17 @@ def test_a_systems_own_address_beside_its_one_pod_is_no_second_member() -> None:
         )
     )
     assert draft.root_cause is not None and draft.root_cause.service == "conn-pooler"
+
+
+def test_a_pool_named_in_code_is_a_component_of_the_app_not_a_member() -> None:
+    """Micrometer names an executor (`name=planningExecutor`) and the web server's connector
+    (`name=http-nio-8080`): the app is the system, whatever its pools are called."""
+    saturated = replace(_alert("ExecutorSaturated", "planningExecutor"), service="planner")
+    saturated = replace(saturated, labels={**saturated.labels, "job": "planner"})
+    connector = replace(_alert("TomcatBusy", "http-nio-8080", status="resolved"), service="planner")
+    rejected = replace(
+        _lines("", "TaskRejectedException: Executor [planningExecutor] did not accept task", 40),
+        service="planner",
+    )
+    draft = diagnose_digest(_ask(Digest(alert_groups=[saturated, connector], log_patterns=[rejected])))
+    assert draft.root_cause is not None and draft.root_cause.service == "planner"
