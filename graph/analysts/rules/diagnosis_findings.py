@@ -88,6 +88,8 @@ def symptom_findings(root: Suspect, ranking: Ranking, focus: Sequence[str]) -> l
         callers = pointed_at_by(root)
         if not asked or suspect.service in callers:
             continue
+        if suspect.blames & {other.service for other in ranking.unrelated}:
+            continue  # a victim of the other incident, named with it
         if suspect.errors:
             pattern = max(suspect.errors, key=lambda p: p.count)
             found.append((suspect.service, say.pattern_finding(suspect.service, pattern)))

@@ -143,3 +143,40 @@ def join_proxied(suspects: dict[str, Suspect]) -> None:
         backend = proxied_backend(name, namespaces)
         if backend is not None and backend in suspects:
             absorb(suspects[backend], suspects.pop(name))
+
+
+# Labels with which a check names the machine behind an address it probes (`target_host=ns-int-01`).
+_HOST_KEYS = frozenset({"target_host", "target_hostname", "hostname", "host", "nodename", "node", "server"})
+_IP = re.compile(r"^\[?[\d.:a-fA-F]+\]?$")
+
+
+def name_addresses(suspects: dict[str, Suspect]) -> None:
+    """A system known by an address (`10.40.0.2`, what callers' lines and a probe's `instance` say)
+    whose own alerts or series name the one machine behind it (`target_host=ns-int-01`) goes by that
+    name, the one its owners use; if that machine is a system already, the two are one."""
+    for name, suspect in list(suspects.items()):
+        if not _IP.match(name.rsplit(":", 1)[0] if name.count(":") == 1 else name):
+            continue
+        hosts = {
+            value
+            for labels in suspect.label_sets()
+            for key, value in labels.items()
+            if key in _HOST_KEYS and value and not _IP.match(value)
+        }
+        if len(hosts) != 1:
+            continue
+        host = hosts.pop()
+        del suspects[name]
+        if (known := suspects.get(host)) is not None:
+            absorb(known, suspect)
+            known.blamed_by |= suspect.blamed_by
+            known.relayed_by |= suspect.relayed_by
+            known.addressed_by |= suspect.addressed_by
+        else:
+            suspect.service = host
+            suspects[host] = suspect
+        for other in suspects.values():
+            for names in (other.blames, other.precedes):
+                if name in names:
+                    names.discard(name)
+                    names.add(host)

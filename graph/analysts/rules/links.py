@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 
 from graph.analysts.rules.categories import GENERIC_CATEGORIES, UNKNOWN_CATEGORY, categorize
 from graph.analysts.rules.machines import machine_of
+from graph.analysts.rules.members import software_host
 from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling
 from graph.analysts.rules.vocabulary import readable
 from tools.facts import LogPattern
@@ -22,7 +23,10 @@ _RELAYED = re.compile(
     re.IGNORECASE,
 )
 # A call to a database failing, in a client's or driver's words; a system speaking of itself as one.
-_DATABASE_CALL = re.compile(r"\b(?:database|sql\w*|jdbc|db\w*command|dbcontext)\b", re.IGNORECASE)
+# A client's words for its database calls, its drivers' names among them (`pgx: query ...`, `pq: ...`).
+_DATABASE_CALL = re.compile(
+    r"\b(?:database|\w*sql\w*|jdbc|r2dbc|db\w*command|dbcontext|pgx|pq|psycopg\w*|asyncpg)\b", re.IGNORECASE
+)
 _DATABASE_SELF = re.compile(r"\b(?:\w*sql|database|db|pg)\b")
 
 
@@ -182,10 +186,13 @@ def link_database_callers(involved: Sequence[Suspect]) -> None:
     DbCommand", "SQLTimeoutException"), waits on the one database in the incident: the system whose
     own signals speak of a database (`azure_sql_dtu_consumption_percent`, `pg_` series)
     and began before the caller's errors did."""
+    # A machine known by its host telemetry speaks of a database by its name too (`pg-tally-01`).
     databases = [
         s
         for s in involved
-        if (s.alerts or s.anomalies) and not relays(s) and _DATABASE_SELF.search(readable(own_words(s)))
+        if (s.alerts or s.anomalies)
+        and not relays(s)
+        and _DATABASE_SELF.search(readable(f"{own_words(s)} {software_host(s) or ''}"))
     ]
     for caller in involved:
         patterns = [

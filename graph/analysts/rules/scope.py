@@ -73,15 +73,22 @@ def separate_incidents(ranked: Sequence[Suspect]) -> list[Suspect]:
     if len(ranked) < 2:
         return []
     root = ranked[0]
-    near = pointed_at_by(root) | root.blames | {root.service} | root.precedes
-    return [
-        s
-        for s in ranked[1:]
+    said = pointed_at_by(root) | root.blames  # what errors say of the root: its callers, its upstream
+    near = said | {root.service} | root.precedes
+    found = []
+    for s in ranked[1:]:
         # Others' errors point to it, or its own alert fires on its own moving series.
-        if (s.blamed_by or (s.alerts and any(map(troubling, s.anomalies))))
-        and s.service not in near
-        and not (pointed_at_by(s) | s.blames | s.precedes) & (near | pointed_at_by(root))
-    ]
+        if not (s.blamed_by or (s.alerts and any(map(troubling, s.anomalies)))) or s.service in near:
+            continue
+        own = pointed_at_by(s) | s.blames
+        if said and own:
+            # Both chains are told by errors (its callers name it, the root's name the root): two
+            # chains that share no system are two incidents, however close in time they began.
+            if not own & (said | {root.service}) and s.service not in said:
+                found.append(s)
+        elif not (own | s.precedes) & (near | pointed_at_by(root)):
+            found.append(s)
+    return found
 
 
 def scoped_service(

@@ -20,6 +20,7 @@ from graph.analysts.rules.joins import (
     join_carriers,
     join_members,
     join_proxied,
+    name_addresses,
     probed_site,
     unblame_probed_sites,
 )
@@ -300,6 +301,7 @@ def _profile(
     link_dependencies(suspects, aliases)
     unblame_probed_sites(suspects)
     blame_job_members(suspects)
+    name_addresses(suspects)
     _link_sql_holders(suspects, digest.sql)
     return suspects, aliases
 
