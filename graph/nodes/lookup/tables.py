@@ -297,7 +297,11 @@ def _narrowed(table: LookupTable, about: Sequence[str], group: Sequence[Evidence
         return _alerts_mentioning(table, about)
     if table.kind != "series" or not about:
         return table
-    kept = [row for row in table.rows if any(_names(row[0], name) for name in about)]
+    # The rows naming the most of what was asked ("p99 of x for berth-planner": its 0.99 quantile, not
+    # its median beside it).
+    said = [sum(_names(row[0], name) for name in about) for row in table.rows]
+    best = max(said, default=0)
+    kept = [row for row, count in zip(table.rows, said, strict=True) if best and count == best]
     if not kept:
         return table
     names = ", ".join(about)
@@ -321,9 +325,14 @@ def _alerts_mentioning(table: LookupTable, about: Sequence[str]) -> LookupTable:
 
 def _names(series: str, name: str) -> bool:
     """Whether a series' label values name `name` (exactly, or as a host before its port or domain:
-    `mongo-2.internal:27017` names mongo-2)."""
+    `mongo-2.internal:27017` names mongo-2); a percentile (`p99`) names its quantile (`quantile="0.99"`)."""
+    if (percentile := _PERCENTILE.fullmatch(name.lower())) is not None:
+        return f'quantile="{("0." + percentile.group(1)).rstrip("0")}"' in series
     values = re.findall(r'="([^"]*)"', series)
     return any(name in (value, host := value.split(":")[0], host.split(".")[0]) for value in values)
+
+
+_PERCENTILE = re.compile(r"p(\d{2,4})")
 
 
 def _limit(item: Evidence) -> int:

@@ -96,6 +96,25 @@ def test_series_are_narrowed_to_the_system_the_question_names_when_one_matches()
     assert len(everything.rows) == 2 and everything.rows[0][1] == "912"
 
 
+def test_series_naming_the_most_of_what_was_asked_are_kept_a_percentile_by_its_quantile() -> None:
+    """ "The p99 of x for planner": its 0.99 quantile, not the median beside it that names planner too."""
+
+    def quantile(value: str, reading: float) -> dict[str, Any]:
+        labels = {"application": "planner", "quantile": value}
+        return {"metric": "x_seconds", "labels": labels, "samples": [[1767261600.0, reading]]}
+
+    latencies = _item(
+        "metrics-2",
+        "query_promql_instant",
+        {"series": [quantile("0.5", 18.4), quantile("0.99", 27.26), quantile("0.999", 29.0)]},
+        {"promql": "x_seconds"},
+    )
+    [table] = lookup_answer([latencies], about=["planner", "p99"]).tables
+    assert [row[1] for row in table.rows] == ["27.26"]
+    [median] = lookup_answer([latencies], about=["planner", "p50"]).tables
+    assert [row[1] for row in median.rows] == ["18.4"]
+
+
 def test_alerts_listed_for_a_word_no_alert_is_about_keep_those_holding_it() -> None:
     """ "Which alerts are firing for rabbit?": no alert's identity is `rabbit`, all were listed."""
 
