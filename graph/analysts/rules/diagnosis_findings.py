@@ -100,6 +100,11 @@ def symptom_findings(root: Suspect, ranking: Ranking, focus: Sequence[str]) -> l
     return found[:2]
 
 
+# A configuration line stating a setting's old and new value ("config reloaded: x.flush_interval 10s ->
+# 200ms", "config: max_connections changed from 500 to 100").
+_SETTING_MOVED = re.compile(
+    r"\bconf\w*\b.*?(?:\S+\s*(?:->|=>|\u2192)\s*\S+|\bfrom\s+\S+\s+to\s+\S+)", re.IGNORECASE
+)
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)?\b")
 
 
@@ -110,8 +115,15 @@ def decisive_changes(root: Suspect, onset: datetime | None) -> list[LogPattern]:
     near = changes_near(root, onset)
     first = min(near, key=lambda p: _stamp(p.first_seen), default=None)
     # A line that names the version it brought says the most ("image .../consumer:3.9.0").
+    # A setting's old and new value ("flush_interval 10s -> 200ms", reloaded after a sync) says the most
+    # of all: the rollout is how it arrived.
     near.sort(
-        key=lambda p: (not ROLLOUT.search(p.example), not _VERSION.search(p.example), -_stamp(p.last_seen))
+        key=lambda p: (
+            not _SETTING_MOVED.search(p.example),
+            not ROLLOUT.search(p.example),
+            not _VERSION.search(p.example),
+            -_stamp(p.last_seen),
+        )
     )
     if first is not None and CONFIG_CHANGE.search(first.example) and not ROLLOUT.search(first.example):
         # A change of settings before every rollout line started them (a config map applied rolls

@@ -51,6 +51,10 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
     if len(text) <= most:
         return text if _pairs_up(text) else _paired(text)
     _, separator, tail = text.rpartition("; ")
+    if not separator and _SETTING_MOVE.search(after := text.rpartition(": ")[2]):
+        # "config reloaded from ... (configmap x, resourceVersion 8841): a.flush_interval 10s -> 200ms":
+        # the setting and its old and new value are what changed.
+        separator, tail = ": ", after
     if separator and 3 <= len(tail) <= most * 2 // 3 and '"' not in tail:
         head = _paired(text[: most - len(tail) - len(_GAP)].rsplit(" ", 1)[0])
         return f"{head}{_GAP}{tail}"
@@ -72,6 +76,9 @@ _PREAMBLE = re.compile(
     r"|[a-z_]+=[^\s\"'=]+(?=\s)|(?:TRACE|DEBUG|INFO|WARN(?:ING)?|ERROR|FATAL|CRITICAL)\b:?|---(?=\s)"
     r"|(?<=\s)[\w.$/\[\]]+\s+:(?=\s))+"
 )
+
+
+_SETTING_MOVE = re.compile(r"^\S+\s+\S+\s*(?:->|=>|\u2192)\s*\S+$")
 
 
 def _after_preamble(line: str) -> str:

@@ -280,6 +280,7 @@ def _profile(
                 and not _related_names(name, s.service)  # its own replica `db-b` is still itself
                 and (mentions(lowered, name.lower()) or _config_of(lowered, name.lower()))
                 and not client_prefix(lowered, name.lower())
+                and (_config_of(lowered, name.lower()) or not _setting_key_part(lowered, name.lower()))
             ]
             named += [
                 suspects[owner]
@@ -311,6 +312,16 @@ def _config_of(text: str, name: str) -> bool:
     applying it changes that system."""
     config = rf"(?<![\w-]){re.escape(name)}[-_.](?:config|conf|cm|env|settings|values)\b"
     return re.search(config, text) is not None
+
+
+def _setting_key_part(text: str, name: str) -> bool:
+    """Whether every mention of `name` is a part of a dotted setting's key (`sink.<name>.flush_interval
+    10s -> 200ms`): the logging system's own setting about how it talks to `name`, changed in it."""
+    spans = [m.span() for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)]
+    return bool(spans) and all(
+        (text[end : end + 1] == "." and text[end + 1 : end + 2].islower()) or text[start - 1 : start] == "."
+        for start, end in spans
+    )
 
 
 def _related_names(one: str, other: str) -> bool:

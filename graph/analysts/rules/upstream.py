@@ -42,16 +42,24 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
         link_same_machine(scoped, list(everyone.values()))  # others' errors on its alert's machine
     depth = _causes(scoped, everyone, digest)
     began = _began(scoped)
-    beneath = _machine_beneath(scoped, began, everyone) if began is not None else set()
+    beneath = set()
+    if began is not None:
+        # What it asks about is in trouble because the machine under it is, or because a client that
+        # names it changed just before its trouble began (a sink's flush interval cut to 200 ms
+        # before the store's parts piled up): that is the root, though the target ranks first.
+        beneath = _machine_beneath(scoped, began, everyone)
+        beneath |= _changed_clients(scoped, began, everyone, digest)
     if beneath:
-        # What it asks about is in trouble because the machine under it is: the machine is the root.
         deepest = max(depth.values())
         depth |= {name: deepest + 1 for name in beneath if name not in depth}
     elif ranking.ranked and ranking.ranked[0].service in depth:
         return ranking
     root = _furthest(depth, everyone)
     if began is not None and (changed := _change_before(root, began)) is not None:
-        root.onset = changed  # its trouble began with the change that began the target's
+        # Its trouble began with the change that began the target's: the changes of that one push
+        # (a sync, then the settings it reloaded a few seconds later) all count.
+        last = min(changed + STEP_SLACK, began + STEP_SLACK)
+        root.onset = max(t for t in root.change_times() if changed <= t <= last)
     unrelated = [s for s in ranking.ranked[:1] if s.service not in depth]
     linked = [s for s in ranking.ranked if s.service in depth and s is not root]
     if any(s is root for s in ranking.ranked):
