@@ -55,6 +55,10 @@ def quote(text: str, most: int = MAX_QUOTE) -> str:
         # "config reloaded from ... (configmap x, resourceVersion 8841): a.flush_interval 10s -> 200ms":
         # the setting and its old and new value are what changed.
         separator, tail = ": ", after
+    elif not separator and (hunk := text.rpartition("@@ ")[2]).startswith(("-", "+")):
+        # A configuration agent's diff ("--- before: x.cfg +++ after: x.cfg @@ backend b @@ - a + b"):
+        # its hunk is what changed.
+        separator, tail = "@@ ", hunk
     if separator and 3 <= len(tail) <= most * 2 // 3 and '"' not in tail:
         head = _paired(text[: most - len(tail) - len(_GAP)].rsplit(" ", 1)[0])
         return f"{head}{_GAP}{tail}"

@@ -32,9 +32,12 @@ _ADDRESS = re.compile(r"^\[?[\d.:a-fA-F]+\]?(?::\d+)?$")
 
 def trouble_member(root: Suspect, digest: Digest) -> str | None:
     """The one member of `root` most of its trouble comes from, when the evidence knows others."""
-    # A group of one member's alerts speaks for it; a group over several members for none of them.
+    # A group of one member's alerts speaks for it; a group over several members for none of them
+    # (several alerts on one address differ in what they name: a balancer's `server=gv-1`, `gv-2`, ...).
     alerted = Counter(
-        m for g in root.alerts if len(g.instances) <= 1 and (m := _member(g.labels, root.service))
+        m
+        for g in root.alerts
+        if len(g.instances) <= 1 and g.count <= 1 and (m := _member(g.labels, root.service))
     )
     lines: Counter[str | None] = Counter()
     for pattern in root.errors:
@@ -42,6 +45,15 @@ def trouble_member(root: Suspect, digest: Digest) -> str | None:
     # A workload's lines carry the machine they ran on, not a member of it: hosts name no member there.
     workload = any(k in labels for labels in root.label_sets() for k in _WORKLOAD_KEYS)
     best = _confined(alerted) or (None if alerted or workload else _confined(lines))
+    if (
+        best is not None
+        and not alerted
+        and len({h for h in lines if h}) < 2
+        and not _hosts_logged(root, digest, best)
+    ):
+        # Its lines came from one machine and no other machine logged for it: that machine is where
+        # the one process runs, not one member of several (a proxy's `server=` labels are its upstreams).
+        return None
     if best is None and not alerted and not workload:
         best = _moving_member(root)
     seen = _members_seen(root.service, digest)
@@ -51,6 +63,15 @@ def trouble_member(root: Suspect, digest: Digest) -> str | None:
     if best is None or not (seen - {best, root.service} or _beside_whole(root, best)):
         return None
     return best
+
+
+def _hosts_logged(root: Suspect, digest: Digest, best: str) -> bool:
+    """Whether another machine than `best` logged for `root` (at any level)."""
+    return any(
+        (h := _host(p.host, root.service)) is not None and h != best
+        for p in digest.log_patterns
+        if p.service == root.service
+    )
 
 
 def trouble_pod(root: Suspect) -> str | None:

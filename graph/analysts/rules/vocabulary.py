@@ -169,8 +169,10 @@ CHANGE = re.compile(
     r"(?-i:\b(?:Update|Modify|Create|Delete|Set|Change|Put)(?:[A-Z][a-z]*)*?"
     r"(?:Table|Instance|Cluster|Function|Configuration|Config|Policy|Parameters?|Group|Stack|Rule|"
     r"Capacity|Throughput|Settings?|Attributes?|Scaling)\w*)"
-    # A configuration agent's diff adding a setting's new value ("+pm.max_children = 8").
-    r"|^\+\s*[a-z][\w.]*_[\w.]*\s*[=:]\s*\S",
+    # A configuration agent's diff adding a setting's new value ("+pm.max_children = 8"), a task of it
+    # that changed something ("TASK [haproxy : render ...] changed: [lb-1]") and its diff of a file
+    # ("--- before: /etc/x.cfg +++ after: /etc/x.cfg").
+    r"|^\+\s*[a-z][\w.]*_[\w.]*\s*[=:]\s*\S|\bchanged:\s*\[|\+\+\+\s*after\b",
     re.IGNORECASE,
 )
 # A question that asks whether anything is wrong ("is it healthy now?", "is that a real problem?",
