@@ -123,7 +123,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
         ),
     ),
     # DTU and vCore: a managed database's compute units, spent like CPU.
-    ("cpu_saturation", ("cpu", "throttl", "load average", "dtu", "vcore")),
+    ("cpu_saturation", ("cpu", "load average", "dtu", "vcore")),
     (
         "slow_dependency",
         (
@@ -224,6 +224,13 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "compaction task pending",
             "compactions pending",
             "saturat",
+            # Capacity spent: writes throttled at a table's provisioned throughput, a rate exceeded
+            # (a CPU's throttling says "cpu" too, and is tagged so).
+            "throttl",
+            "throughput exceeded",
+            "provisioned throughput",
+            "capacity exceeded",
+            "rate exceeded",
             "rejected",
             "busy",
             "thread pool",

@@ -77,7 +77,7 @@ def link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str]) 
                 # some system's name ("Connection to node 2 (10.20.4.12:9092)") is not a second one.
                 hits = [hit for hit in hits if hit[2] is not mentions]
             for name, other, named in hits:
-                if _named_as_fallback(text, name):
+                if _named_as_fallback(text, name) or _named_as_fallback(text, other):
                     continue  # "fell back to X": X answered in its place, it is not what failed
                 if refused or _named_as_waiter(text, name) or _named_as_client(text, name):
                     # A server's report names who waits on it ("blocked process report: blocked
@@ -164,8 +164,14 @@ def _named_as_client(text: str, name: str) -> bool:
 
 def _named_as_fallback(text: str, name: str) -> bool:
     """Whether lower-cased `text` names `name` as where it fell back to ("cache miss on c-2, fell back to
-    the store db-1", "backfilling from db-1"): the far side that answered, not the one that failed."""
-    said = r"\b(?:fell|falling|fall)\s+back\s+to|\bbackfill\w*\s+from|\bserved\s+from"
+    the store db-1", "backfilling from db-1") or handed its work back to: the far side that answered, or
+    the source of the work, not the one that failed."""
+    # Work handed back to where it came from ("messages go back to <queue>", "requeued to <queue>") is
+    # the caller's own failure returned to its source, not a failure there.
+    said = (
+        r"\b(?:fell|falling|fall)\s+back\s+to|\bbackfill\w*\s+from|\bserved\s+from"
+        r"|\b(?:go(?:es)?|went|sent|put|returned|returning)\s+back\s+(?:to|on|onto|into)|\brequeu\w*\s+(?:to|on|onto|into)"
+    )
     named = rf"(?:{said})\s+(?:[\w.-]+\s+){{0,2}}?{re.escape(name.lower())}(?![\w-])"
     return re.search(named, text) is not None
 

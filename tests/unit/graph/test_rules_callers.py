@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from graph.analysts.base import DiagnoseRequest, Route
-from graph.analysts.rules.dependencies import names_joined
+from graph.analysts.rules.dependencies import _named_as_fallback, names_joined
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.findings import message_of, quote
 from graph.analysts.rules.scoring import changes_near
@@ -435,3 +435,19 @@ def test_a_callers_database_is_the_one_whose_own_series_name_it_over_one_that_ra
     )
     draft = diagnose_digest(doubted)
     assert draft.root_cause is not None and draft.root_cause.service == "plots-db"
+
+
+def test_work_handed_back_to_its_queue_blames_no_queue() -> None:
+    """A consumer returning failed messages to its queue ("messages go back to q after the visibility
+    timeout") names where its work came from, however the queue's name is spelled, not a far side that
+    failed."""
+    text = "returning 7 batchitemfailures; messages go back to obs-ingest after the visibility timeout"
+    assert _named_as_fallback(text, "obs-ingest")
+    assert _named_as_fallback("message requeued to obs-ingest (attempt 3)", "obs-ingest")
+    assert not _named_as_fallback("publish to obs-ingest timed out", "obs-ingest")
+    queue = _move("aws_sqs_approximate_age_of_oldest_message_maximum", "obs-ingest", "2026-01-01T09:41:00Z",
+                  {"queue_name": "obs-ingest"})  # fmt: skip
+    back = _errors("normalizer", f"[WARNING] {text}", "2026-01-01T09:40:05Z")
+    ranking = rank_suspects(Digest(anomalies=[queue], log_patterns=[back]))
+    everyone = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
+    assert "normalizer" not in everyone["obs-ingest"].blamed_by

@@ -329,3 +329,16 @@ def test_an_alert_known_only_by_an_address_is_the_system_scraped_there_when_it_s
     disk = alert("DiskAlmostFull", "mq-02:15692", "2026-01-01T09:16:00Z", {"instance": "mq-02:15692"}, "disk")
     other = rank_suspects(Digest(anomalies=[series], alert_groups=[disk]))
     assert "mq-02:15692" in {s.service for s in [*other.ranked, *other.herrings]}
+
+
+def test_throttling_is_spent_capacity_and_a_cpus_throttling_stays_cpu() -> None:
+    assert categorize("DynamoDBWriteThrottling table t is throttling writes", changed=False) == "saturation"
+    assert categorize("aws_dynamodb_write_throttle_events_sum", changed=False) == "saturation"
+    provisioned = (
+        "ProvisionedThroughputExceededException: An error occurred (ProvisionedThroughputExceededException) "
+        "when calling the BatchWriteItem operation: The level of configured provisioned throughput for the "
+        "table was exceeded."
+    )
+    assert categorize(provisioned, changed=False) == "saturation"  # "configured" is no config error
+    assert categorize("CPUThrottlingHigh CPU throttling high on pod x", changed=False) == "cpu_saturation"
+    assert categorize("rate(container_cpu_cfs_throttled_seconds_total)", changed=False) == "cpu_saturation"
