@@ -23,7 +23,7 @@ from graph.analysts.rules.scoring import CHANGE_LEAD
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.vocabulary import ERROR_LEVELS
 from tools.digest.labels import parse_instant
-from tools.facts import Digest
+from tools.facts import Digest, LogPattern
 from tools.identity import DEFAULT_IDENTITY
 
 
@@ -168,12 +168,20 @@ def _changed_clients(
     for name, other in everyone.items():
         if name == suspect.service or _change_before(other, began) is None:
             continue
+        if other.changes and all(_names_objects_of(p, suspect.service) for p in other.changes):
+            continue  # an orchestrator's events about its pods ("Scaled up replica set x-5b7f9c8d6"): its own
         said = " ".join(f"{p.template} {p.example}" for p in digest.log_patterns if p.service == name)
         if any(len(mark) >= 4 and mentions(said, mark) for mark in marks):
             found.add(name)
         elif any(mentions(said.lower(), kind) for kind in kinds):
             kind_only.add(name)
     return found or (kind_only if len(kind_only) == 1 else set())
+
+
+def _names_objects_of(pattern: LogPattern, system: str) -> bool:
+    """Whether a change line is about `system`'s own objects (`x-5b7f9c8d6`, `x-5b7f9c8d6-7xkqp`)."""
+    text = f"{pattern.template} {pattern.example}".lower()
+    return re.search(rf"(?<![\w-]){re.escape(system.lower())}-(?:<hex>|[0-9a-f]{{6,10}})\b", text) is not None
 
 
 def _failing_consumers(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) -> set[str]:

@@ -6,8 +6,11 @@ The setting's key naming the store (`sink.parts-store.flush_interval`) is no cha
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 
 from graph.analysts.rules.diagnose import diagnose_digest
+from graph.analysts.rules.suspect import Suspect
+from graph.analysts.rules.upstream import _changed_clients
 from tests.unit.graph.digest_facts import alert, ask, lines, move
 from tools.facts import Digest
 
@@ -43,3 +46,29 @@ def test_the_client_whose_setting_changed_before_the_store_filled_is_the_root() 
     assert draft.root_cause is not None and draft.root_cause.service == "ingest"
     assert draft.root_cause.category == "configuration_error"
     assert "sink.parts-store.flush_interval 10s -> 200ms" in draft.root_cause.statement
+
+
+def test_an_orchestrators_events_about_the_systems_own_pods_are_no_client_change() -> None:
+    """Cluster events naming the store's replica sets ("Scaled up replica set parts-store-5b7f9c8d6")
+    just before its trouble are the store's rollout told by a reporter, not a client that changed."""
+    scaled = replace(
+        lines("k8s-events", "Scaled up replica set parts-store-5b7f9c8d6 to 2 from 1", "2026-03-01T10:19:00Z",
+              count=1, level="info"),
+        last_seen="2026-03-01T10:19:00Z",
+    )  # fmt: skip
+    started = lines("k8s-events", "Started container parts-store in pod parts-store-5b7f9c8d6-x2x7k",
+                    "2026-03-01T10:19:30Z", count=1, level="info")  # fmt: skip
+    store = Suspect("parts-store", anomalies=list(_digest().anomalies))
+    reporter = Suspect("k8s-events", changes=[scaled])
+    began = datetime(2026, 3, 1, 10, 20, tzinfo=UTC)
+    everyone = {"parts-store": store, "k8s-events": reporter}
+    assert _changed_clients(store, began, everyone, Digest(log_patterns=[scaled, started])) == set()
+    # A client's own change just before, naming the store in its lines, is one.
+    client = Suspect(
+        "ingest", changes=[replace(scaled, service="ingest", example=RELOADED, template=RELOADED)]
+    )
+    said = lines("ingest", "parts-store insert slow", "2026-03-01T10:19:40Z", level="warn")
+    everyone["ingest"] = client
+    assert _changed_clients(store, began, everyone, Digest(log_patterns=[scaled, started, said])) == {
+        "ingest"
+    }
