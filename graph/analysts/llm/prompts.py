@@ -42,8 +42,8 @@ Each finding cites the ids of the evidence it relies on (each evidence entry rea
 states only numbers, service names, hosts and error strings found there. Alerts in checks.firing are
 never healthy: if nothing explains one, verdict incident with no root cause, saying alert X is firing
 on Y and its cause is not established. Recovered trouble and moves within a series' normal range are no
-incidents; asked what caused trouble that has ended, answer verdict healthy with that trouble's root
-cause. checks.missing and nothing wrong: inconclusive, naming them. checks.scope is the system to
+incidents; asked what caused trouble that has ended, answer verdict healthy with the root cause of
+that trouble. checks.missing and nothing wrong: inconclusive, naming them. checks.scope is the system to
 diagnose; other problems go in the summary as also happening, never as its root cause. The root cause
 statement names the system and its strongest signals in their own words, with values and times;
 category is a tag, one of: {categories}. Unrelated signals go under ruled_out with reason and evidence.
