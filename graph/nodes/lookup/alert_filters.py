@@ -68,13 +68,18 @@ def alerts_in_place(item: Evidence, words: Sequence[str]) -> Evidence:
     )
 
 
-def _spells(question: str, label: str, value: str) -> bool:
+def spells_pair(question: str, label: str, value: str) -> bool:
+    """Whether the question spells a label and its value together ("partition 7", "team=blue")."""
     pair = rf"\b{re.escape(label)}\s*[=:]?\s*[\"'`]?{re.escape(value)}(?![\w-])"
+    return re.search(pair, question, re.IGNORECASE) is not None
+
+
+def _spells(question: str, label: str, value: str) -> bool:
     adjective = rf"(?<![\w-]){re.escape(value)}\s+(?:[a-z]+\s+)?alerts?\b"
     # A platform's state in its own spelling ("which pods are in CrashLoopBackOff?"), written as is.
     state = _STATE_VALUE.fullmatch(value) and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", question)
     return (
-        bool(re.search(pair, question, re.IGNORECASE))
+        spells_pair(question, label, value)
         or (len(value) >= 4 and bool(re.search(adjective, question, re.IGNORECASE)))
         or bool(state)
     )

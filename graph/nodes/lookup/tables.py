@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from graph.analysts.lookup import LookupAnswer, LookupTable, TableKind
-from graph.nodes.lookup.alert_filters import alerts_in_place, alerts_labelled, alerts_placed_in
+from graph.nodes.lookup.alert_filters import alerts_in_place, alerts_labelled, alerts_placed_in, spells_pair
 from tools.base import Evidence
 from tools.toolbox.args import mappings, text_labels
 
@@ -242,7 +242,8 @@ def lookup_answer(items: Sequence[Evidence], about: Sequence[str] = (), question
     about = [name for name in about if name not in placed]
     failed = [item for item in shown if not item.status.succeeded]
     tables = [
-        _narrowed(_table(group), about, group) for group in _groups([i for i in shown if i.status.succeeded])
+        _pairs_narrowed(_narrowed(_table(group), about, group), question)
+        for group in _groups([i for i in shown if i.status.succeeded])
     ]
     # A count of nothing is a row too; it matched nothing all the same (a wider read may have).
     matched = [table for table in tables if table.rows and table.rows != _NO_LINES]
@@ -308,6 +309,30 @@ def _narrowed(table: LookupTable, about: Sequence[str], group: Sequence[Evidence
     return table.model_copy(
         update={"rows": kept, "total": len(kept), "title": f"{len(kept)} series of {names}"}
     )
+
+
+def _pairs_narrowed(table: LookupTable, question: str) -> LookupTable:
+    """Series rows holding every label and value the question spells together ("lag on partition 7":
+    `partition="7"`, not its neighbours), when any row does."""
+    if table.kind != "series" or not question:
+        return table
+    labelled = [dict(re.findall(r'(\w+)="([^"]*)"', row[0])) for row in table.rows]
+    pairs = {
+        (key, value)
+        for labels in labelled
+        for key, value in labels.items()
+        if value and spells_pair(question, key, value)
+    }
+    keys = {key for key, _ in pairs}
+    kept = [
+        row
+        for row, labels in zip(table.rows, labelled, strict=True)
+        if all((key, labels.get(key)) in pairs for key in keys)
+    ]
+    if not pairs or not kept or len(kept) == len(table.rows):
+        return table
+    title = re.sub(r"^\d+", str(len(kept)), table.title)
+    return table.model_copy(update={"rows": kept, "total": len(kept), "title": title})
 
 
 def _alerts_mentioning(table: LookupTable, about: Sequence[str]) -> LookupTable:

@@ -115,6 +115,25 @@ def test_series_naming_the_most_of_what_was_asked_are_kept_a_percentile_by_its_q
     assert [row[1] for row in median.rows] == ["18.4"]
 
 
+def test_series_keep_the_label_and_value_the_question_spells_together() -> None:
+    """ "The lag of group g on partition 7": partition="7", not partitions 5 and 6 beside it."""
+
+    def lag(partition: str, value: float) -> dict[str, Any]:
+        labels = {"consumergroup": "g", "partition": partition}
+        return {"metric": "kafka_consumergroup_lag", "labels": labels, "samples": [[1767261600.0, value]]}
+
+    lags = _item(
+        "metrics-3",
+        "query_promql_instant",
+        {"series": [lag("5", 22145.0), lag("6", 22288.0), lag("7", 22325.0), lag("17", 3.0)]},
+        {"promql": "kafka_consumergroup_lag"},
+    )
+    [table] = lookup_answer([lags], question="what is the lag of group g on partition 7?").tables
+    assert [row[1] for row in table.rows] == ["22325"] and table.title == "1 series"
+    [every] = lookup_answer([lags], question="what is the lag of group g?").tables
+    assert len(every.rows) == 4
+
+
 def test_alerts_listed_for_a_word_no_alert_is_about_keep_those_holding_it() -> None:
     """ "Which alerts are firing for rabbit?": no alert's identity is `rabbit`, all were listed."""
 
