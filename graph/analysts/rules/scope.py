@@ -309,20 +309,24 @@ def _owners_named(question: str, digest: Digest) -> list[str]:
     # An alert that fired and has resolved, asked about by name ("X fired earlier, what happened?"), is
     # about its system too: the answer is that alert's story, not another system's firing one.
     owners += [g.service for g in _resolved_named(question, digest) if g.service]
-    owners += [g.service for g in _alert_groups_about(words, digest) if g.service]
+    about = [g.service for g in _alert_groups_about(words, digest) if g.service]
+    # Nothing firing is about what the question names: an alert about it that fired and resolved
+    # ("is search still returning 500s?" and a resolved `handler="/search"` alert) names its system.
+    owners += about or [g.service for g in _alert_groups_about(words, digest, resolved=True) if g.service]
     owners += [g.service for g in _alert_names_holding(words, digest) if g.service]
     owners += [a.service for a in digest.anomalies if a.metric.lower() in words and a.service]
     return [owner for owner in owners if owner]
 
 
-def _alert_groups_about(words: set[str], digest: Digest) -> list[AlertGroup]:
-    """Firing groups one of whose identity label values is a word of the question, read as a word
-    (`/search` is search; a plural asks about the same thing)."""
+def _alert_groups_about(words: set[str], digest: Digest, *, resolved: bool = False) -> list[AlertGroup]:
+    """Firing groups (or, with `resolved`, groups that fired and resolved) one of whose identity label
+    values is a word of the question, read as a word (`/search` is search; a plural asks about the
+    same thing)."""
     words = words | {word[:-1] for word in words if word.endswith("s") and len(word) > 4}
     return [
         g
         for g in digest.alert_groups
-        if g.status == "firing"
+        if (g.status != "firing") == resolved
         and any(
             _as_word(value) in words
             for key, value in g.labels.items()

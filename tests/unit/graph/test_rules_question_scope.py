@@ -275,3 +275,27 @@ def test_a_dated_question_stays_with_the_first_suspect_when_it_also_had_trouble_
     # Without trouble of its own at that time, the system that began then is what the question dates.
     early = rank_suspects(Digest(anomalies=[grew], log_patterns=[relay]), focus=[], known=[])
     assert dated_system(early, "since about 10:40 users see errors, why?", NOW) == "relay"
+
+
+def test_a_question_about_what_a_resolved_alert_was_about_is_not_answered_with_another_firing_alert() -> None:
+    """ "Is search still returning 500s?": the 5xx alert on `handler="/search"` resolved; a scrape target
+    elsewhere is down. The answer is about search, the other alert also happening, never its cause."""
+    errors = AlertGroup(
+        evidence_id="alerts-1",
+        alertname="HighErrorRate",
+        service="storefront",
+        severity="critical",
+        status="resolved",
+        count=1,
+        instances=[],
+        first_started="2026-01-01T10:20:00Z",
+        ended_at="2026-01-01T10:31:00Z",
+        summary="5xx above 5%",
+        labels={"alertname": "HighErrorRate", "handler": "/search", "service": "storefront"},
+    )
+    down = replace(
+        PG_ALERT, alertname="TargetDown", summary="target down", first_started="2026-01-01T10:40:00Z"
+    )
+    draft = _draft(Digest(alert_groups=[errors, down]), "is search still returning 500s?")
+    assert draft.root_cause is None and draft.verdict == "healthy"
+    assert "TargetDown" in draft.summary
