@@ -45,12 +45,7 @@ def trouble_member(root: Suspect, digest: Digest) -> str | None:
     # A workload's lines carry the machine they ran on, not a member of it: hosts name no member there.
     workload = any(k in labels for labels in root.label_sets() for k in _WORKLOAD_KEYS)
     best = _confined(alerted) or (None if alerted or workload else _confined(lines))
-    if (
-        best is not None
-        and not alerted
-        and len({h for h in lines if h}) < 2
-        and not _hosts_logged(root, digest, best)
-    ):
+    if best is not None and not alerted and not _hosts_logged(root, digest, best):
         # Its lines came from one machine and no other machine logged for it: that machine is where
         # the one process runs, not one member of several (a proxy's `server=` labels are its upstreams).
         return None
