@@ -95,6 +95,10 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "blocked by",
             "blocked process",
             "blocked session",
+            # A server's own word for a lock queue (PostgreSQL's `log_lock_waits` "still waiting for
+            # AccessExclusiveLock", a thread state's "Waiting for table metadata lock").
+            *("still waiting for", "metadata lock", "exclusive lock", "exclusivelock", "row lock"),
+            "table lock",
         ),
     ),
     (

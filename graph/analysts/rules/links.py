@@ -12,7 +12,7 @@ from graph.analysts.rules.categories import GENERIC_CATEGORIES, UNKNOWN_CATEGORY
 from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.members import software_host
 from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling
-from graph.analysts.rules.vocabulary import readable
+from graph.analysts.rules.vocabulary import WAITING_ON_LOCK, readable
 from tools.facts import LogPattern
 
 # An error that says the failure is on the far side of a call (a proxy's upstream, a peer, a backend,
@@ -186,13 +186,16 @@ def link_database_callers(involved: Sequence[Suspect]) -> None:
     DbCommand", "SQLTimeoutException"), waits on the one database in the incident: the system whose
     own signals speak of a database (`azure_sql_dtu_consumption_percent`, `pg_` series)
     and began before the caller's errors did."""
-    # A machine known by its host telemetry speaks of a database by its name too (`pg-tally-01`).
+    # A machine known by its host telemetry speaks of a database by its name too (`pg-tally-01`), and
+    # a server whose lock queue is its only signal by its own name (`ledger-pg`).
     databases = [
         s
         for s in involved
-        if (s.alerts or s.anomalies)
+        if (s.alerts or s.anomalies or _lock_waits(s))
         and not relays(s)
-        and _DATABASE_SELF.search(readable(f"{own_words(s)} {software_host(s) or ''}"))
+        and _DATABASE_SELF.search(
+            readable(f"{own_words(s)} {software_host(s) or ''} {s.service if _lock_waits(s) else ''}")
+        )
     ]
     for caller in involved:
         patterns = [
@@ -267,11 +270,12 @@ def own_words(suspect: Suspect) -> str:
 
 def relays(suspect: Suspect) -> bool:
     """Whether a system's own errors fail on the far side of a call (then it is a caller too). A
-    path's words (`/providers/Microsoft.Sql/servers/x`) say where a resource is, not whom it called."""
+    path's words (`/providers/Microsoft.Sql/servers/x`) say where a resource is, not whom it called;
+    a server's wait on its own locks ("... of database 16384") calls no one."""
     return any(
         _RELAYED.search(_PATH.sub(" ", f"{p.template} {p.example}"))
         for p in suspect.errors
-        if p.count >= MIN_PATTERN_COUNT
+        if p.count >= MIN_PATTERN_COUNT and not WAITING_ON_LOCK.search(p.example)
     )
 
 
@@ -323,8 +327,15 @@ def signals_began(suspect: Suspect) -> datetime | None:
     times = [instant(a.change_at) for a in suspect.anomalies if troubling(a)]
     times += [instant(g.first_started) for g in suspect.alerts]
     times += [instant(p.first_seen) for p in suspect.changes]
+    times += [instant(p.first_seen) for p in _lock_waits(suspect)]
     found = sorted(t for t in times if t is not None)
     return found[0] if found else None
+
+
+def _lock_waits(suspect: Suspect) -> list[LogPattern]:
+    """A server's own lines saying its work waits on a lock: only the server holding the locks says
+    so, so they are its trouble as an alert would be, whatever level they are logged at."""
+    return [p for p in suspect.errors if WAITING_ON_LOCK.search(p.example)]
 
 
 def link_same_machine(alerted: Suspect, others: Sequence[Suspect]) -> None:

@@ -76,6 +76,7 @@ from graph.analysts.rules.vocabulary import (
     ERROR_LEVELS,
     EVENT,
     SEVERE_ALERTS,
+    WAITING_ON_LOCK,
     WARN_LEVELS,
     heartbeat,
 )
@@ -262,7 +263,8 @@ def _profile(
             and not s.alerts
             and not any(troubling(a) for a in s.anomalies)
         )
-        if not chronic and (level in ERROR_LEVELS or (level in WARN_LEVELS and not _background(pattern))):
+        warns = level in WARN_LEVELS or WAITING_ON_LOCK.search(pattern.example) is not None
+        if not chronic and (level in ERROR_LEVELS or (warns and not _background(pattern))):
             s.errors.append(pattern)
         text = f"{pattern.template} {pattern.example}"
         # A line at the same pace through the whole read (a checkpoint every five minutes, a periodic

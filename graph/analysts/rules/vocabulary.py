@@ -123,6 +123,12 @@ STOPWORDS = frozenset(
 
 ERROR_LEVELS = frozenset({"error", "err", "fatal", "critical", "crit", "panic", "severe", "alert", "emerg"})
 WARN_LEVELS = frozenset({"warn", "warning"})
+# A server saying at an informational level that work is stuck behind a lock (PostgreSQL's
+# `log_lock_waits` "LOG: process 4821 still waiting for AccessExclusiveLock", a thread's state
+# "Waiting for table metadata lock"): a warning in all but its level.
+WAITING_ON_LOCK = re.compile(
+    r"\bstill waiting for\b|\bwaiting for (?:\w+ ){0,3}?\w*lock\b|\block wait\b", re.IGNORECASE
+)
 SEVERE_ALERTS = frozenset({"critical", "error", "page", "high", "major", "p1", "p2", "sev1", "sev2"})
 
 # A reload in any spelling (`varnishreload`, "proxy reloaded", "SIGHUP, reloading"), and the name of a
