@@ -19,6 +19,7 @@ from graph.analysts.rules.vocabulary import CONFIG_CHANGE, ROLLOUT, readable
 # (disk_full, connection_pool_exhaustion, memory_leak, slow_query, configuration_error, cpu_saturation,
 # slow_dependency, bad_deploy) are kept: they are the storage, connections, memory, locks,
 # configuration, cpu, latency and deploy tags of the evaluation.
+_TLS_CUES = ("certificate", "x509", "tls", "ssl", "handshake", "pkix", "certpath", "certification path")
 CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     (
         "connection_pool_exhaustion",
@@ -169,7 +170,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ),
     ("checkpoint", ("checkpoint", "vacuum", "bgwriter", "buffers written", "flush storm")),
     # Java's words for a chain it cannot verify ("PKIX path building failed ... certification path").
-    ("tls", ("certificate", "x509", "tls", "ssl", "handshake", "pkix", "certpath", "certification path")),
+    ("tls", _TLS_CUES),
     (
         "dns",
         (
@@ -261,6 +262,7 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
     ),
 )
 DEPLOY_CATEGORY = "bad_deploy"
+TLS_CATEGORY = "tls"
 CONFIG_CATEGORY = "configuration_error"
 # Symptoms a change just before the trouble explains better than they explain themselves.
 GENERIC_CATEGORIES = frozenset(
@@ -396,6 +398,8 @@ def categorize(text: str, *, changed: bool, change_text: str = "") -> str:
     # (timeouts, 5xx, CPU) better than they explain themselves, while specific exhaustion cues
     # (pool, memory, disk, locks) still win over it.
     settings = bool(CONFIG_CHANGE.search(change_text)) and not ROLLOUT.search(change_text)
+    if changed and best == TLS_CATEGORY and _cue_pattern(_TLS_CUES).search(_folded(change_text)):
+        return best  # a certificate swapped in (its chain, its issuer) is no setting: callers fail its trust
     if changed and settings:
         return CONFIG_CATEGORY
     if changed and best in GENERIC_CATEGORIES:
