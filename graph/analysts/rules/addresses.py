@@ -13,6 +13,17 @@ from graph.analysts.rules.suspect import Suspect
 # Hosts every machine has: naming one says nothing about which system is meant.
 EVERY_MACHINE = frozenset({"localhost", "127.0.0.1", "0.0.0.0", "::1", "[::1]"})
 _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+# An IPv4 or IPv6 address, bracketed or not, with or without a port.
+_BRACKETED = re.compile(r"^\[([^\]]+)\](?::\d+)?$")
+_HOST_AND_PORT = re.compile(r"^([^:]+):\d+$")
+_ADDRESS = re.compile(r"^(?=.*\d)(?=.*[.:])[\d.:a-fA-F]+$")
+
+
+def is_address(value: str) -> bool:
+    """Whether a name or label value is a bare network address (`10.40.0.2`, `10.4.1.9:9100`, `[::1]`),
+    digits and separators in it: no word of hex letters (`cafe`, `beef:9100`)."""
+    match = _BRACKETED.match(value) or _HOST_AND_PORT.match(value)
+    return _ADDRESS.match(match.group(1) if match else value) is not None
 
 
 def address_owners(suspects: Mapping[str, Suspect]) -> dict[str, str]:

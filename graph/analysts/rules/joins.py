@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from graph.analysts.rules.addresses import is_address
 from graph.analysts.rules.aliases import namespace_aliases, proxied_backend
 from graph.analysts.rules.suspect import NOT_IDENTITY, Suspect
 from tools.facts import AlertGroup, MetricAnomaly
@@ -147,7 +148,6 @@ def join_proxied(suspects: dict[str, Suspect]) -> None:
 
 # Labels with which a check names the machine behind an address it probes (`target_host=ns-int-01`).
 _HOST_KEYS = frozenset({"target_host", "target_hostname", "hostname", "host", "nodename", "node", "server"})
-_IP = re.compile(r"^\[?[\d.:a-fA-F]+\]?$")
 
 
 def name_addresses(suspects: dict[str, Suspect]) -> None:
@@ -155,13 +155,13 @@ def name_addresses(suspects: dict[str, Suspect]) -> None:
     whose own alerts or series name the one machine behind it (`target_host=ns-int-01`) goes by that
     name, the one its owners use; if that machine is a system already, the two are one."""
     for name, suspect in list(suspects.items()):
-        if not _IP.match(name.rsplit(":", 1)[0] if name.count(":") == 1 else name):
+        if not is_address(name):
             continue
         hosts = {
             value
             for labels in suspect.label_sets()
             for key, value in labels.items()
-            if key in _HOST_KEYS and value and not _IP.match(value)
+            if key in _HOST_KEYS and value and not is_address(value)
         }
         if len(hosts) != 1:
             continue

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from graph.analysts.rules.addresses import EVERY_MACHINE
+from graph.analysts.rules.addresses import EVERY_MACHINE, is_address
 from graph.analysts.rules.machines import software_named, without_port
 from graph.analysts.rules.suspect import Suspect
 from tools.facts import Digest
@@ -27,7 +27,6 @@ _EVEN = 1.5  # moves within this factor of each other on every member are one mo
 _WORKLOAD_KEYS = ("pod", "container", "deployment", "statefulset", "daemonset")
 # The identity labels that name a system outright, ranked before its scrape job.
 _NAME_KEYS = DEFAULT_IDENTITY.labels[: DEFAULT_IDENTITY.labels.index("exported_job")]
-_ADDRESS = re.compile(r"^\[?[\d.:a-fA-F]+\]?(?::\d+)?$")
 
 
 def trouble_member(root: Suspect, digest: Digest) -> str | None:
@@ -199,7 +198,7 @@ def _names(values: Iterable[str | None]) -> Iterable[str]:
     in code's camel case (Micrometer's `name=planningExecutor` is a pool inside the app, not a replica
     of it: members are machines, nodes and pods, spelled as hosts are)."""
     for value in values:
-        if not value or len(value) < 3 or _ADDRESS.match(value) or re.search(r"[/\s]", value):
+        if not value or len(value) < 3 or is_address(value) or re.search(r"[/\s]", value):
             continue
         if _CAMEL.search(value):
             continue

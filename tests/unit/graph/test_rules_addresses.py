@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from graph.analysts.base import DiagnoseRequest, Route
-from graph.analysts.rules.addresses import address_owners, names_address
+from graph.analysts.rules.addresses import address_owners, is_address, names_address
 from graph.analysts.rules.diagnose import diagnose_digest
 from graph.analysts.rules.suspect import Suspect
 from graph.analysts.rules.suspects import rank_suspects
@@ -179,3 +179,10 @@ def test_a_failover_names_the_set_not_the_member_that_took_the_writes() -> None:
     draft = diagnose_digest(replace(_ask(digest), route=asked))
     assert draft.root_cause is not None
     assert (draft.root_cause.service, draft.root_cause.category) == ("orders-rs", "failover")
+
+
+def test_an_address_is_spelled_with_digits_whatever_its_brackets_and_port() -> None:
+    for address in ("10.40.0.2", "10.4.1.9:9100", "[::1]", "[fd00::7]:9100", "fd00::7"):
+        assert is_address(address), address
+    for name in ("cafe", "db-1", "ns-int-01", "beef:9100", "10.4.1.9/24"):
+        assert not is_address(name), name
