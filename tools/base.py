@@ -183,14 +183,17 @@ class TimeWindow:
 
 # A level asked for, and the level label values it accepts (case-insensitive): "error" is also "err";
 # "info" takes syslog's "notice" too (as the journal's priorities 5..6 do): audit and platform events.
+_SEVERE = frozenset({"fatal", "critical", "crit", "panic", "emerg", "emergency", "alert", "severe"})
 LOG_LEVELS: Mapping[str, frozenset[str]] = {
     "debug": frozenset({"debug"}),
     "info": frozenset({"info", "notice", "information"}),
     "warn": frozenset({"warn", "warning"}),
     "warning": frozenset({"warn", "warning"}),
-    "error": frozenset({"err", "error"}),
-    "fatal": frozenset({"fatal", "critical"}),
-    "critical": frozenset({"fatal", "critical"}),
+    # Error lines are error or worse: a gunicorn `[CRITICAL] WORKER TIMEOUT`, PostgreSQL's FATAL and
+    # PANIC are the errors an error read is for.
+    "error": frozenset({"err", "error"}) | _SEVERE,
+    "fatal": _SEVERE,
+    "critical": _SEVERE,
 }
 
 

@@ -26,7 +26,7 @@ import pytest
 
 from tests.conftest import IN_CI
 from tests.support.loki import FakeLoki, running_loki
-from tests.support.world_builder import TIMEOUT_PHRASE, build_contract_world
+from tests.support.world_builder import FATAL_LINE, TIMEOUT_PHRASE, build_contract_world
 from tools.base import EvidenceStatus, LogQuery, LogsSource, SourceError, TimeWindow
 from tools.logfiles import Journal, LogFiles
 from tools.loki import LokiClient, LokiFixture
@@ -34,7 +34,7 @@ from tools.world import World, load_world
 from tools.world.models import WorldLogLine
 
 JOURNAL_REMOTE = Path("/usr/lib/systemd/systemd-journal-remote")
-PRIORITY = {"error": 3, "warn": 4, "info": 6}
+PRIORITY = {"fatal": 2, "error": 3, "warn": 4, "info": 6}
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +177,12 @@ async def test_service_and_level_select_lines(source: LogsSource, world: World) 
 
     assert len(errors) == expected_lines(world, window, "ledger", "error") > 0
     assert all(TIMEOUT_PHRASE in line.message for line in errors)
-    assert [line.message for line in any_service_errors] == [line.message for line in errors]
+    # Error lines are error or worse: the relay's one fatal line is among them, and alone at "fatal".
+    assert sorted(line.message for line in any_service_errors) == sorted(
+        [*(line.message for line in errors), FATAL_LINE]
+    )
+    fatal = await source.query_range(LogQuery(window=window, limit=1_000, level="fatal"))
+    assert [line.message for line in fatal] == [FATAL_LINE]
     assert {line.labels["service"] for line in relay_info} == {"relay"}
     assert len(relay_info) == expected_lines(world, window, "relay", "info")
 
@@ -231,8 +236,9 @@ async def test_native_label_matchers_select_streams(loki_source: LokiClient, wor
     assert len(errors) == expected_lines(world, window, "ledger", "error") > 0
     assert all(TIMEOUT_PHRASE in line.message for line in errors)
     assert {line.labels["service"] for line in not_ledger} == {"relay"}
-    assert len(not_ledger) == expected_lines(world, window, "relay")
-    assert [line.message for line in regex] == [line.message for line in errors]
+    relay_fatal = expected_lines(world, window, "relay", "fatal")
+    assert len(not_ledger) == expected_lines(world, window, "relay") - relay_fatal
+    assert sorted(line.message for line in regex) == sorted([*(line.message for line in errors), FATAL_LINE])
 
 
 def has_timeout(text: str) -> bool:
@@ -311,6 +317,7 @@ async def test_label_values_discover_streams(source: LogsSource, world: World) -
     ]
     assert await source.label_values(label="level", window=window, limit=10) == [
         "error",
+        "fatal",
         "info",
         "warn",
     ]

@@ -23,6 +23,7 @@ LATENCY_BEFORE, LATENCY_AFTER = 0.12, 1.8
 ERRORS_BEFORE, ERRORS_AFTER = 0.01, 0.25
 LATENCY_ALERT = "LedgerLatencyHigh"
 LATENCY_ALERT_INSTANCES = ("ledger-1", "ledger-2", "ledger-3")
+FATAL_LINE = "relay worker pool exhausted, exiting"
 TIMEOUT_PHRASE = "timed out after 3000 ms"
 
 
@@ -180,6 +181,8 @@ def _logs(world: ContractWorld) -> list[dict[str, Any]]:
             status = 503 if minute % 10 == 0 else 200
             record = f'10.0.0.7 - - "POST /v1/batch HTTP/1.1" {status} 0 "-" "relay-client/2.1"'
             lines.append(_line(at + timedelta(seconds=45), "relay", "info", record, host="relay-1"))
+        if minute == 30:  # one line worse than an error: an error read takes it too
+            lines.append(_line(at + timedelta(seconds=55), "relay", "fatal", FATAL_LINE, host="relay-1"))
         if minute % 15 == 0:
             lines.append(
                 _line(

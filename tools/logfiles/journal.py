@@ -29,7 +29,7 @@ _PRIORITIES = {
     "info": "5..6",
     "warn": "4..4",
     "warning": "4..4",
-    "error": "3..3",
+    "error": "0..3",  # error or worse, as every source reads it
     "fatal": "0..2",
     "critical": "0..2",
 }

@@ -23,9 +23,9 @@ _LEVEL_PATTERNS = {
     "info": "(?i)info(rmation)?|notice",
     "warn": "(?i)warn(ing)?",
     "warning": "(?i)warn(ing)?",
-    "error": "(?i)err(or)?",
-    "fatal": "(?i)fatal|critical",
-    "critical": "(?i)fatal|critical",
+    "error": "(?i)err(or)?|fatal|crit(ical)?|panic|emerg(ency)?|alert|severe",
+    "fatal": "(?i)fatal|crit(ical)?|panic|emerg(ency)?|alert|severe",
+    "critical": "(?i)fatal|crit(ical)?|panic|emerg(ency)?|alert|severe",
 }
 
 

@@ -59,3 +59,21 @@ def test_a_servers_routine_info_lines_are_still_no_trouble() -> None:
     routine = "LOG:  automatic vacuum of table orders: index scans: 1 pages: 0 removed"
     draft = diagnose_digest(ask("why is ledger-api timing out?", _digest(routine, "info")))
     assert draft.root_cause is None or draft.root_cause.service == "ledger-api"
+
+
+def test_a_caller_whose_timeouts_name_no_database_is_the_one_its_sessions_log_in_as() -> None:
+    """The web app's workers time out (no database word); the database's sessions, logged in as the app
+    without the estate's prefix, wait for a metadata lock: the database is the root."""
+    waiting = (
+        "Id: 4409911 | User: shopfront | Host: 10.40.2.15:51822 | db: fenwick | Command: Query | Time: 41"
+        " | State: Waiting for table metadata lock | Info: SELECT * FROM catalog_product WHERE id = 7"
+    )
+    digest = Digest(
+        log_patterns=[
+            lines("fenwick-shopfront", "[1] [CRITICAL] WORKER TIMEOUT (pid:7038)", "2026-03-01T10:31:00Z"),
+            lines("fenwick-db-01", waiting, "2026-03-01T10:30:00Z", count=30, level="warn"),
+        ],
+    )
+    draft = diagnose_digest(ask("why is fenwick-shopfront timing out?", digest))
+    assert draft.root_cause is not None
+    assert (draft.root_cause.service, draft.root_cause.category) == ("fenwick-db-01", "slow_query")

@@ -298,7 +298,8 @@ async def test_query_logs_asks_the_source_a_neutral_query() -> None:
         None,
         2,
     )
-    assert to_logql(query) == '{service="pay", level=~"(?i)err(or)?"} |= "say \\"hi\\""'
+    severe = "(?i)err(or)?|fatal|crit(ical)?|panic|emerg(ency)?|alert|severe"  # error or worse
+    assert to_logql(query) == f'{{service="pay", level=~"{severe}"}} |= "say \\"hi\\""'
     assert len(evidence.data["lines"]) == 2
     assert evidence.data["lines"][0]["message"] == "boom"
 
