@@ -216,6 +216,10 @@ def identity_of(labels: Mapping[str, object], config: IdentityLabels = DEFAULT_I
             primary.append(relayed)
             name = _vendor_short(relayed[1])
             break
+        if key == "job" and (deployment := _named_deployment(labels, value)) is not None:
+            primary.append(deployment)
+            name = deployment[1]
+            break
         probed = _value(labels, INSTANCE_LABEL) if key == "job" and INSTANCE_LABEL in order else None
         if probed is not None and _probed_host(probed) is not None:
             # A prober's series (a blackbox exporter's job) are about the URL it probes, not the prober.
@@ -293,6 +297,24 @@ def _relayed_resource(labels: Mapping[str, object], job: str) -> Pair | None:
             continue
         short, scraper = _vendor_short(value).lower(), job.lower()
         if short not in scraper and scraper not in short:
+            return (key, value)
+    return None
+
+
+_DEPLOYMENT_KEYS = ("cluster", "cluster_name")
+
+
+def _named_deployment(labels: Mapping[str, object], job: str) -> Pair | None:
+    """The deployment a job named for its software is (`job=cassandra` with `cluster=playstate-cassandra`):
+    its cluster label spells the software with its owners' words. A cluster label that does not
+    (`cluster=prod-eu1`, every series' external label) is where it runs, not what it is."""
+    for key in _DEPLOYMENT_KEYS:
+        value = _value(labels, key)
+        if (
+            value is not None
+            and value.lower() != job.lower()
+            and job.lower() in re.split(r"[-_.]", value.lower())
+        ):
             return (key, value)
     return None
 

@@ -29,7 +29,9 @@ def mentions(text: str, service: str) -> bool:
     return name_pattern(service.lower()).search(text) is not None
 
 
-def link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str]) -> None:
+def link_dependencies(
+    suspects: dict[str, Suspect], aliases: Mapping[str, str], deployments: Mapping[str, str]
+) -> None:
     """A service whose error lines name another known service (by its name or its bare name) points
     to it as upstream; never the exporter job its own series belong to (a broker's "[Kafka server]
     ..." names its own product)."""
@@ -39,6 +41,7 @@ def link_dependencies(suspects: dict[str, Suspect], aliases: Mapping[str, str]) 
         (name, name, mentions) for name, suspect in suspects.items() if not _software_job(suspect)
     ]
     names += [(bare, full, names_host) for bare, full in aliases.items()]
+    names += [(job, system, mentions) for job, system in deployments.items() if system in suspects]
     # A target named `host:port` (an exporter's instance) is named by its host in a line.
     names += [
         (host, name, mentions) for name in suspects if (host := _host_part(name)) and host not in suspects

@@ -133,6 +133,27 @@ def join_aliases(suspects: dict[str, Suspect], streams: set[str]) -> dict[str, s
     return aliases
 
 
+def join_deployment_jobs(suspects: dict[str, Suspect]) -> dict[str, str]:
+    """A name known only as a scrape job (`cassandra`, listed by discovery) whose series belong to one
+    deployment named after it (`cluster=playstate-cassandra`) is that deployment: joined, and its
+    callers naming the software ("Cassandra timeout during read query") name it. Returns job -> system."""
+    jobs: dict[str, str] = {}
+    for name, suspect in list(suspects.items()):
+        if suspect.alerts or suspect.anomalies or suspect.errors:
+            continue
+        owners = [
+            other
+            for other, s in suspects.items()
+            if other != name
+            and name in other.split("-")
+            and any(labels.get("job") == name for labels in s.label_sets())
+        ]
+        if len(owners) == 1:
+            absorb(suspects[owners[0]], suspects.pop(name))
+            jobs[name] = owners[0]
+    return jobs
+
+
 def join_proxied(suspects: dict[str, Suspect]) -> None:
     """A proxy's series about a backend (`service="team-auth-8080@kubernetescrd"`) are the backend's
     (`auth`, whose series carry `namespace="team"`) as its callers see it: joined, like a member."""

@@ -18,6 +18,7 @@ from graph.analysts.rules.joins import (
     blame_job_members,
     join_aliases,
     join_carriers,
+    join_deployment_jobs,
     join_members,
     join_proxied,
     name_addresses,
@@ -244,6 +245,7 @@ def _profile(
         )
         if group.status == "firing" and not group.all_muted and (s := of(system)) is not None:
             s.alerts.append(group)
+    deployments = join_deployment_jobs(suspects)
     # A kernel's or syslog's lines from one of those machines are about the machine.
     systems = {s for s, suspect in suspects.items() if suspect.anomalies or suspect.alerts}
     for pattern in digest.log_patterns:
@@ -301,7 +303,7 @@ def _profile(
     scraped = {m for labels, _ in labelled if (m := machine_of(labels))}
     for host in external_hosts(digest.log_patterns, [*suspects, *aliases, *scraped]):
         suspects.setdefault(host, Suspect(host, external=True))
-    link_dependencies(suspects, aliases)
+    link_dependencies(suspects, aliases, deployments)
     unblame_probed_sites(suspects)
     blame_job_members(suspects)
     name_addresses(suspects)

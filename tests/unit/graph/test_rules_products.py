@@ -55,7 +55,7 @@ def test_an_orchestrators_event_about_an_object_is_that_objects_own_trouble() ->
     assert not reports_about("GET /promo-banner/img.png failed", "promo-banner")
     reporter = Suspect("k8s-events", errors=[replace(lines("k8s-events", event, AT), count=7)])
     banner = Suspect("promo-banner")
-    link_dependencies({"k8s-events": reporter, "promo-banner": banner}, {})
+    link_dependencies({"k8s-events": reporter, "promo-banner": banner}, {}, {})
     assert not banner.blamed_by and reporter.errors == []
     assert [p.example for p in banner.errors] == [event]
 
@@ -73,7 +73,7 @@ def test_the_site_a_proxy_serves_is_no_dependency_its_errors_name() -> None:
     )
     proxy = Suspect("edge-proxy", errors=[replace(lines("edge-proxy", line, AT), count=30)])
     site = Suspect("quotes.example")
-    link_dependencies({"edge-proxy": proxy, "quotes.example": site}, {})
+    link_dependencies({"edge-proxy": proxy, "quotes.example": site}, {}, {})
     assert not site.blamed_by and proxy.blames == set()
 
 
@@ -89,5 +89,5 @@ def test_a_job_named_after_its_software_is_named_by_no_plain_word_of_a_line() ->
             move("node_load1", "node", AT, {"job": "node", "instance": "r-1:9100"}),
         ],
     )
-    link_dependencies({"jobs-mq": broker, "node": node}, {})
+    link_dependencies({"jobs-mq": broker, "node": node}, {}, {})
     assert not node.blamed_by and broker.blames == set()

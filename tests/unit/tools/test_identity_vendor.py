@@ -79,3 +79,21 @@ def test_a_scrape_job_relaying_a_vendors_metrics_is_named_by_the_resource(
     labels: dict[str, str], name: str
 ) -> None:
     assert identity_of(labels).name == name
+
+
+@pytest.mark.parametrize(
+    ("labels", "name"),
+    [
+        # A job named for its software is the deployment its cluster label spells with that software.
+        (
+            {"job": "cassandra", "cluster": "playstate-cassandra", "instance": "pst-cass-01:7070"},
+            "playstate-cassandra",
+        ),
+        ({"job": "elasticsearch", "cluster_name": "logs_elasticsearch"}, "logs_elasticsearch"),
+        # A cluster that only says where it runs (an external label on every series) names nothing.
+        ({"job": "cassandra", "cluster": "prod-eu1", "instance": "pst-cass-01:7070"}, "cassandra"),
+        ({"job": "cassandra", "cluster": "cassandra"}, "cassandra"),
+    ],
+)
+def test_a_software_job_is_the_deployment_its_cluster_names(labels: dict[str, str], name: str) -> None:
+    assert identity_of(labels).name == name
