@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from graph.analysts.base import Plan, PlannedCall, PlanRequest
@@ -208,14 +208,25 @@ def _setting_calls(request: PlanRequest, minutes: int) -> list[PlannedCall]:
 
 
 def _before_settled(began: Sequence[str | None], now: str) -> str | None:
-    """Shortly after the last series moved: a change behind the trouble came before it, and the
-    lines after it (a proxy's 500 access lines naming the failing system) would crowd out a deploy
-    tool's one line about it. None when no series moved or that is close to now."""
-    moments = [t for t in (parse_instant(b) for b in began if b) if t is not None]
+    """Shortly after the series moved: a change behind the trouble came before it, and the lines
+    after it (a proxy's 500 access lines naming the failing system) would crowd out a deploy tool's
+    one line about it. The moves are the burst most of them came in (a straggler close to now, a
+    stray one hours before, are not when the trouble began). None when no series moved or that burst
+    is close to now."""
+    moments = sorted(t for t in (parse_instant(b) for b in began if b) if t is not None)
     moment = parse_instant(now)
-    if not moments or moment is None or moment - max(moments) <= 2 * SETTLED_AFTER:
+    if not moments or moment is None:
         return None
-    return iso_utc(max(moments) + SETTLED_AFTER)
+    bursts: list[list[datetime]] = [[moments[0]]]
+    for at in moments[1:]:
+        if at - bursts[-1][-1] <= 2 * SETTLED_AFTER:
+            bursts[-1].append(at)
+        else:
+            bursts.append([at])
+    settled = max(bursts, key=len)[-1]  # the first of the largest bursts
+    if moment - settled <= 2 * SETTLED_AFTER:
+        return None
+    return iso_utc(settled + SETTLED_AFTER)
 
 
 def _mention_calls(request: PlanRequest, minutes: int, until: str | None = None) -> list[PlannedCall]:

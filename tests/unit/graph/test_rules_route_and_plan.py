@@ -188,3 +188,25 @@ def test_follow_up_reads_the_info_lines_of_a_stream_reporting_on_another_system(
     reads = [c.args for c in plan_followup(request).calls if c.tool == "query_logs"]
     assert any(args.get("service") == "cluster-events" and args.get("level") == "info" for args in reads)
     assert not any(args.get("service") == "quote-api" and args.get("level") == "info" for args in reads)
+
+
+def test_mentions_are_read_up_to_just_after_the_burst_most_series_moved_in() -> None:
+    """Sixteen series moved around 10:05 and three stragglers at 10:46, close to now: the read of lines
+    naming the failing system ends at 10:11, before its callers' traffic lines crowd out the one line
+    a deploy tool wrote at 10:02 (a read ending at the stragglers would not end before now at all)."""
+
+    def moved(at: str) -> MetricAnomaly:
+        return MetricAnomaly(
+            "metrics-1", "envoy_pending", {"pod": "web-1"}, "fares", 0, 64, 64, at, "up", 9.0, 9.0
+        )
+
+    burst = [f"2030-01-01T10:0{minute}:00Z" for minute in (4, 5, 5, 5, 6)]
+    stragglers = ["2030-01-01T10:46:00Z"] * 3
+    anomalies = [moved(at) for at in ["2030-01-01T09:42:00Z", *burst, *stragglers]]
+    errors = lines("web", "fare quote failed upstream=fares status=503", "2030-01-01T10:05:00Z")
+    digest = Digest(anomalies=anomalies, log_patterns=[errors])
+    request = replace(_request(3, digest=digest), now="2030-01-01T10:48:00Z")
+    mentions = [
+        c.args for c in plan_followup(request).calls if c.tool == "query_logs" and "other_than" in c.args
+    ]
+    assert mentions and {args.get("until") for args in mentions} == {"2030-01-01T10:11:00Z"}
