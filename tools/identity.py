@@ -74,6 +74,11 @@ _NAMING_KEY = re.compile(
 _AT_HOST = re.compile(r"^[^@\s]+@(?P<host>[^@\s]+)$")
 _RESOURCE_PATH = re.compile(r"^[^:\s]+:(?P<name>[^:\s]*[^\d:\s][^:\s]*)$")
 _NOT_NAMES = frozenset({"alertname", "__name__", "severity", "alertstate", "priority"})
+# Where a vendor's resource lives (a cloud project or account, a region): named after what it holds.
+_SCOPE_KEYS = frozenset(
+    {"project", "project_id", "account", "account_id", "tenant", "tenant_id", "organization", "org_id"}
+    | {"region", "location", "zone"}
+)
 
 # Kubernetes pod names: <workload>-<pod-template-hash>-<5 chars> (Deployments), <workload>-<5 chars>
 # (DaemonSets, Jobs) or <workload>-<ordinal> (StatefulSets). A hash or suffix must hold a digit,
@@ -264,7 +269,7 @@ def _vendor_name(labels: Mapping[str, object]) -> Pair | None:
     opaque id is the answer only when nothing else names the set."""
     keys = sorted(k for k in labels if isinstance(k, str) and k not in _NOT_NAMES)
     opaque: Pair | None = None
-    for key in sorted(keys, key=lambda k: k in _MACHINE_KEYS):
+    for key in sorted(keys, key=lambda k: (k in _SCOPE_KEYS, k in _MACHINE_KEYS)):
         value = _value(labels, key)
         # A number names no system (a monitor's own `monitor_id=47700218`), and an opaque id
         # (`instance_id=i-0c41f7d2a9e5b3816`) gives way to the name its owners gave it (`name=batch-7`).
@@ -287,7 +292,8 @@ def _relayed_resource(labels: Mapping[str, object], job: str) -> Pair | None:
     path value (`proj:plots-pg`, `projects/p/instances/x`), that shares no name with the job. A plain
     `tenant_id=acme` on an app's own series names no other system."""
     for key in sorted(
-        k for k in labels if isinstance(k, str) and k not in _NOT_NAMES | {"job", INSTANCE_LABEL}
+        (k for k in labels if isinstance(k, str) and k not in _NOT_NAMES | {"job", INSTANCE_LABEL}),
+        key=lambda k: (k in _SCOPE_KEYS, k),
     ):
         value = _value(labels, key)
         if value is None or key in _MACHINE_KEYS or not _NAMING_KEY.search(key) or _OPAQUE.search(value):

@@ -73,4 +73,17 @@ def external_hosts(patterns: Iterable[LogPattern], known: Iterable[str]) -> set[
 
 def _known(host: str, names: set[str]) -> bool:
     labels = host.split(".")
-    return host in names or labels[0] in names or any(name.startswith(f"{host}:") for name in names)
+    return (
+        host in names
+        or labels[0] in names
+        or any(name.startswith(f"{host}:") for name in names)
+        or _generated_from(labels[0], names)
+    )
+
+
+def _generated_from(label: str, names: set[str]) -> bool:
+    """Whether a host's first label is a known system's name with a generated tail (a serverless
+    service's URL `ledger-writer-5nq3zq7xja-ew.a.run.app`, a pod's `api-7f9c4-x2k4q`): that system."""
+    return any(
+        label.startswith(f"{name}-") and re.search(r"\d", label[len(name) + 1 :]) for name in names
+    )

@@ -95,3 +95,12 @@ def test_hosts_of_known_systems_and_files_are_no_third_party() -> None:
     ]
     assert external_hosts(lines, known=["redis-main", "rates-svc"]) == set()
     assert external_hosts([TIMED_OUT], known=["rates-svc"]) == {"api.carrier-one.example"}
+
+
+def test_a_known_systems_generated_url_is_that_system() -> None:
+    """A serverless service's URL is its name with a generated tail: the service answering 503 on its own
+    push endpoint is no third party of its own (a word after its name with no digit is another host)."""
+    own = replace(TIMED_OUT, example="POST 503 https://ledger-writer-5nq3zq7xja-ew.a.run.app/push timed out")
+    assert external_hosts([own], known=["ledger-writer"]) == set()
+    other = replace(TIMED_OUT, example="POST 503 https://ledger-writer-partner.example/push timed out")
+    assert external_hosts([other], known=["ledger-writer"]) == {"ledger-writer-partner.example"}

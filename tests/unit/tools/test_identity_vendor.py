@@ -97,3 +97,10 @@ def test_a_scrape_job_relaying_a_vendors_metrics_is_named_by_the_resource(
 )
 def test_a_software_job_is_the_deployment_its_cluster_names(labels: dict[str, str], name: str) -> None:
     assert identity_of(labels).name == name
+
+
+def test_a_cloud_project_or_region_is_where_a_resource_lives_not_which_it_is() -> None:
+    """A relayed subscription's series carry its project first by key: the subscription names it."""
+    labels = {"project_id": "quill-prd", "subscription_id": "invoice-events-ledger-push"}
+    assert identity_of(labels).name == "invoice-events-ledger-push"
+    assert identity_of({"location": "europe-west1", "queue_name": "renders"}).name == "renders"
