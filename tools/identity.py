@@ -182,13 +182,23 @@ def _describes_other_workload(labels: Mapping[str, object], target: str) -> bool
 
 def _probed_host(value: str) -> str | None:
     """The system a probed URL is about (a blackbox exporter's `instance` is the URL it probes):
-    `https://orders-api.prod.internal:8443/health` -> `orders-api`, the host's first DNS label, the
-    name its owners use; an address stays whole (`10.0.0.7`). None when the value is not a URL."""
+    `https://orders-api.prod.internal:8443/health` -> `orders-api`, a private name's first DNS label,
+    the name its owners use; a public site (`track.example.io`) and an address (`10.0.0.7`) stay
+    whole. None when the value is not a URL."""
     match = _URL.match(value)
     if match is None:
         return None
     host = match.group("host")
-    return host if _ADDRESS.match(host) else host.split(".", 1)[0]
+    if _ADDRESS.match(host) or _PUBLIC_NAME.search(host):
+        return host  # a public site goes by its whole name (`www.` or `track.` alone says nothing)
+    return host.split(".", 1)[0]
+
+
+# A public site's name ends in a country's code or a common generic top-level domain; a cluster's or a
+# private network's own names (`x.svc.cluster.local`, `x.prod.internal`, `x.prod`) do not.
+_PUBLIC_NAME = re.compile(
+    r"\.(?:[a-z]{2}|com|net|org|info|biz|io|app|dev|cloud|online|site|shop|store|tech|ai|example)$"
+)
 
 
 def _value(labels: Mapping[str, object], key: str) -> str | None:

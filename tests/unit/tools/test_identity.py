@@ -131,6 +131,14 @@ def test_instance_name_matches_with_or_without_port() -> None:
         ({"job": "blackbox", "instance": "http://10.1.9.20:8080/"}, "10.1.9.20"),
         ({"job": "node", "instance": "db1.prod.internal:9100"}, "node"),  # a scrape target, not a probe
         ({"service": "portal", "instance": "https://portal.example.com"}, "portal"),
+        # A public site by its whole name: its first label (`www`, `track`) names nothing.
+        (
+            {"job": "blackbox-http", "instance": "https://track.brackenfield.io/healthz"},
+            "track.brackenfield.io",
+        ),
+        ({"job": "blackbox", "instance": "https://www.example.co/"}, "www.example.co"),
+        ({"job": "blackbox", "instance": "http://orders-api.shop.svc.cluster.local/health"}, "orders-api"),
+        ({"job": "blackbox", "instance": "http://orders-api:8080/health"}, "orders-api"),
     ],
 )
 def test_a_probed_url_names_the_system_probed_not_the_prober(labels: dict[str, str], name: str) -> None:
