@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from graph.analysts.lookup import LOOKUP_TOOLS, MAX_LOOKUP_CALLS
-from graph.analysts.rules.categories import CATEGORY_NAMES
+from graph.analysts.rules.category_cues import CATEGORY_NAMES
 from tools.toolbox.catalog import TOOLS, TOOLS_BY_NAME
 
 ROUTE_PROMPT = """\

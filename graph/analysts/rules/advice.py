@@ -3,7 +3,7 @@ recommendation."""
 
 from __future__ import annotations
 
-from graph.analysts.rules.categories import DEPLOY_CATEGORY, UNKNOWN_CATEGORY
+from graph.analysts.rules.category_cues import DEPLOY_CATEGORY, UNKNOWN_CATEGORY
 
 CATEGORY_ADVICE: dict[str, str] = {
     "connection_pool_exhaustion": "Find what holds the connections (leaks, long transactions) and relieve "

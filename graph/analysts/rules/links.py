@@ -8,7 +8,8 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from graph.analysts.rules.categories import GENERIC_CATEGORIES, UNKNOWN_CATEGORY, categorize
+from graph.analysts.rules.categories import categorize
+from graph.analysts.rules.category_cues import GENERIC_CATEGORIES, UNKNOWN_CATEGORY
 from graph.analysts.rules.machines import machine_of
 from graph.analysts.rules.members import software_host
 from graph.analysts.rules.suspect import CLUSTER_SPAN, MIN_PATTERN_COUNT, Suspect, instant, troubling

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from graph.analysts.rules.categories import EXHAUSTED, categorize
+from graph.analysts.rules.categories import categorize
+from graph.analysts.rules.category_cues import EXHAUSTED
 from graph.analysts.rules.links import (
     pointed_at_by,
 )

@@ -342,3 +342,15 @@ def test_throttling_is_spent_capacity_and_a_cpus_throttling_stays_cpu() -> None:
     assert categorize(provisioned, changed=False) == "saturation"  # "configured" is no config error
     assert categorize("CPUThrottlingHigh CPU throttling high on pod x", changed=False) == "cpu_saturation"
     assert categorize("rate(container_cpu_cfs_throttled_seconds_total)", changed=False) == "cpu_saturation"
+
+
+def test_a_consensus_group_without_a_leader_is_a_failover_and_a_quorum_read_is_not() -> None:
+    """Raft's "No cluster leader" and a lost quorum are an election that cannot finish; a read at a
+    quorum consistency that timed out says nothing about a leader."""
+    raft = [
+        '[ERROR] agent: Coordinate update error: error="No cluster leader"',
+        "[ERROR] agent.server.raft: failed to make requestVote RPC: target=10.0.0.3:8300 error=i/o timeout",
+    ]
+    assert categorize("\n".join(raft), changed=False) == "failover"
+    read = "ReadTimeoutException: timeout during read query at consistency LOCAL_QUORUM"
+    assert categorize(read, changed=False) != "failover"
