@@ -70,9 +70,7 @@ async def test_every_active_instance_is_listed(source: AlertsSource) -> None:
     counts = Counter(alert.labels["alertname"] for alert in alerts)
     assert counts == {LATENCY_ALERT: 3, "RelayQueueBacklog": 1}
     instances = {
-        alert.labels.get("instance")
-        for alert in alerts
-        if alert.labels["alertname"] == LATENCY_ALERT
+        alert.labels.get("instance") for alert in alerts if alert.labels["alertname"] == LATENCY_ALERT
     }
     assert instances == set(LATENCY_ALERT_INSTANCES)
 

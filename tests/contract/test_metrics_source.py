@@ -67,9 +67,7 @@ async def test_source_is_healthy_and_tells_time(source: MetricsSource, world: Wo
     assert now >= world.now
 
 
-async def test_list_series_finds_every_series_in_the_window(
-    source: MetricsSource, world: World
-) -> None:
+async def test_list_series_finds_every_series_in_the_window(source: MetricsSource, world: World) -> None:
     refs = await source.list_series(match=None, window=last(world, 60), limit=100)
 
     found = {(ref.metric, tuple(sorted(ref.labels.items()))) for ref in refs}
@@ -88,9 +86,7 @@ async def test_list_series_finds_every_series_in_the_window(
     }
 
 
-async def test_list_series_narrows_by_selector_and_limit(
-    source: MetricsSource, world: World
-) -> None:
+async def test_list_series_narrows_by_selector_and_limit(source: MetricsSource, world: World) -> None:
     ledger = await source.list_series(match='{service="ledger"}', window=last(world, 60), limit=100)
     capped = await source.list_series(match=None, window=last(world, 60), limit=2)
 
@@ -129,9 +125,7 @@ async def test_query_range_downsamples_to_the_step(source: MetricsSource, world:
 
     [series] = await source.query_range(promql=promql, window=window, step_s=600, max_series=10)
 
-    assert [ts for ts, _ in series.samples] == [
-        window.start.timestamp() + 600 * i for i in range(7)
-    ]
+    assert [ts for ts, _ in series.samples] == [window.start.timestamp() + 600 * i for i in range(7)]
     assert [value for _, value in series.samples] == [ERRORS_BEFORE] * 3 + [ERRORS_AFTER] * 4
 
 
@@ -161,9 +155,7 @@ async def test_query_range_downsamples_to_the_step(source: MetricsSource, world:
 async def test_query_range_applies_every_matcher(
     source: MetricsSource, world: World, promql: str, expected: set[tuple[str, str]]
 ) -> None:
-    result = await source.query_range(
-        promql=promql, window=last(world, 30), step_s=300, max_series=10
-    )
+    result = await source.query_range(promql=promql, window=last(world, 30), step_s=300, max_series=10)
 
     assert {(series.metric, series.labels["service"]) for series in result} == expected
 
@@ -189,9 +181,7 @@ async def test_malformed_query_is_rejected_safely(source: MetricsSource, world: 
     assert "parse error" not in raised.value.public  # the backend's own text never leaks
 
 
-async def test_query_instant_reads_the_value_at_the_moment(
-    source: MetricsSource, world: World
-) -> None:
+async def test_query_instant_reads_the_value_at_the_moment(source: MetricsSource, world: World) -> None:
     before = world.now - timedelta(minutes=40)
     after = world.now - timedelta(minutes=10)
 
@@ -252,9 +242,7 @@ async def test_query_instant_applies_every_matcher(
     assert all(len(series.samples) == 1 for series in result)
 
 
-async def test_query_instant_caps_and_orders_the_series(
-    source: MetricsSource, world: World
-) -> None:
+async def test_query_instant_caps_and_orders_the_series(source: MetricsSource, world: World) -> None:
     result = await source.query_instant(promql='{__name__=~"app_.*"}', at=world.now, max_series=3)
 
     assert [(series.metric, series.labels["service"]) for series in result] == [
@@ -264,9 +252,7 @@ async def test_query_instant_caps_and_orders_the_series(
     ]
 
 
-async def test_malformed_instant_query_is_rejected_safely(
-    source: MetricsSource, world: World
-) -> None:
+async def test_malformed_instant_query_is_rejected_safely(source: MetricsSource, world: World) -> None:
     with pytest.raises(SourceError) as raised:
         await source.query_instant(
             promql='app_request_latency_seconds{service="ledger"', at=world.now, max_series=10
@@ -354,9 +340,7 @@ async def test_http_errors_become_safe_source_errors(
         prometheus = PrometheusClient(client, "http://prometheus.invalid")
         with pytest.raises(SourceError) as raised:
             if kind == "range":
-                await prometheus.query_range(
-                    promql=LATENCY, window=last(world, 5), step_s=60, max_series=5
-                )
+                await prometheus.query_range(promql=LATENCY, window=last(world, 5), step_s=60, max_series=5)
             else:
                 await prometheus.query_instant(promql=LATENCY, at=world.now, max_series=5)
 
@@ -390,9 +374,7 @@ async def test_oversize_body_is_refused_after_reading_at_most_the_cap(world: Wor
     async with httpx.AsyncClient(transport=transport) as client:
         prometheus = PrometheusClient(client, "http://prometheus.invalid", max_bytes=65_536)
         with pytest.raises(SourceError, match="exceeded the 65536-byte cap"):
-            await prometheus.query_range(
-                promql=LATENCY, window=last(world, 5), step_s=60, max_series=5
-            )
+            await prometheus.query_range(promql=LATENCY, window=last(world, 5), step_s=60, max_series=5)
 
     assert sum(sent) <= 65_536 + 2 * len(chunk)
 
@@ -425,9 +407,7 @@ async def test_malformed_bodies_become_source_errors(
     async with httpx.AsyncClient(transport=transport) as client:
         prometheus = PrometheusClient(client, "http://prometheus.invalid")
         with pytest.raises(SourceError, match=expected):
-            await prometheus.query_range(
-                promql=LATENCY, window=last(world, 5), step_s=60, max_series=5
-            )
+            await prometheus.query_range(promql=LATENCY, window=last(world, 5), step_s=60, max_series=5)
 
 
 async def test_timeout_becomes_a_timeout_status(world: World) -> None:
@@ -451,9 +431,7 @@ async def test_real_prometheus_answers_a_scalar_as_one_unnamed_series(
 ) -> None:
     async with httpx.AsyncClient() as client:
         prometheus = PrometheusClient(client, prometheus_url)
-        [series] = await prometheus.query_instant(
-            promql=f"scalar({LATENCY}) * 2", at=world.now, max_series=5
-        )
+        [series] = await prometheus.query_instant(promql=f"scalar({LATENCY}) * 2", at=world.now, max_series=5)
 
     assert (series.metric, dict(series.labels)) == ("", {})
     assert list(series.samples) == [(world.now.timestamp(), LATENCY_AFTER * 2)]
@@ -499,9 +477,7 @@ async def test_instant_query_sends_the_time_and_parses_a_vector(world: World) ->
         {"resultType": "scalar"},
     ],
 )
-async def test_unexpected_instant_results_become_source_errors(
-    world: World, data: dict[str, object]
-) -> None:
+async def test_unexpected_instant_results_become_source_errors(world: World, data: dict[str, object]) -> None:
     body = {"status": "success", "data": data}
     transport = httpx.MockTransport(lambda request: httpx.Response(200, json=body))
     async with httpx.AsyncClient(transport=transport) as client:

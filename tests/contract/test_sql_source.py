@@ -204,9 +204,7 @@ async def test_statement_timeout_is_a_timeout(backend: Backend) -> None:
 async def test_writes_are_refused_and_change_nothing(backend: Backend, statement: str) -> None:
     before = await asyncio.to_thread(backend.checksum)
     with pytest.raises(SourceError) as caught:
-        await backend.source.query(
-            datasource="shop", statement=statement, max_rows=5, timeout_ms=5_000
-        )
+        await backend.source.query(datasource="shop", statement=statement, max_rows=5, timeout_ms=5_000)
     assert caught.value.status is EvidenceStatus.REJECTED
     assert await asyncio.to_thread(backend.checksum) == before
 
@@ -270,9 +268,7 @@ def test_no_generated_statement_changes_data(
     @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
     @given(statements=st.lists(_STATEMENTS, min_size=1, max_size=4))
     def run_all(statements: list[str]) -> None:
-        toolbox = Toolbox(
-            Sources(sql=backend.source), ToolLimits(), EvidenceCache(ttl_s=1, capacity=8)
-        )
+        toolbox = Toolbox(Sources(sql=backend.source), ToolLimits(), EvidenceCache(ttl_s=1, capacity=8))
 
         async def call_each() -> None:
             run = RunEvidence(budget_bytes=1_000_000)

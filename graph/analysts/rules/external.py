@@ -84,6 +84,4 @@ def _known(host: str, names: set[str]) -> bool:
 def _generated_from(label: str, names: set[str]) -> bool:
     """Whether a host's first label is a known system's name with a generated tail (a serverless
     service's URL `ledger-writer-5nq3zq7xja-ew.a.run.app`, a pod's `api-7f9c4-x2k4q`): that system."""
-    return any(
-        label.startswith(f"{name}-") and re.search(r"\d", label[len(name) + 1 :]) for name in names
-    )
+    return any(label.startswith(f"{name}-") and re.search(r"\d", label[len(name) + 1 :]) for name in names)

@@ -165,4 +165,3 @@ def instance_owner(
     # label of its own (`broker_node`); a host's disk alert beside a node agent's series does not.
     said = [labels.get("alertname", ""), *labels]
     return owner if any(owner.lower() in word.lower() for word in said) else None
-

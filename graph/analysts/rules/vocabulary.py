@@ -141,9 +141,7 @@ _CONFIG_FILE = r"\.(?:conf|vcl|ya?ml|toml|ini|cfg|rules)"
 # let go, not a release shipped.
 _NOT_A_COUNT = r"(?!\s+(?:\d+\s|<\w+>\s|the\s|a\s|an\s|all\s|\w+\s+(?:lock|lease|hold|slot|connection)s?\b))"
 CHANGE = re.compile(
-    r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?"
-    + _NOT_A_COUNT
-    + r"|upgrade[ds]?|rollback|"
+    r"\b(?:deploy(?:ed|ment|ing)?|roll(?:ed)? ?out|released?" + _NOT_A_COUNT + r"|upgrade[ds]?|rollback|"
     r"starting \S+ v?\d+\.\d+|version \S*\d|v\d+\.\d+\.\d+|"
     r"config(?:uration)? (?:reload|refresh|change|update)\w*|changed from \S+ to \S+|"
     # A reload in any spelling and a configuration file loaded or made active (`_RELOAD`).
