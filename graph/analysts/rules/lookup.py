@@ -85,7 +85,10 @@ _JUDGEMENT = re.compile(
     r"the (?:issue|problem) with|"
     # Whether anything is wrong, in an on-call's words: a judgement, never a lookup.
     r"on fire|(?:is|are) (?:it|we|things|that|this) (?:still )?(?:fine|ok|okay|good|healthy|broken|down)|"
-    r"(?:anything|something) to worry|worried|should i worry)\b",
+    r"(?:anything|something) to worry|worried|should i worry|"
+    # Whether it matters now: "is that hurting the store?", "anything we need to act on?", "coping?"
+    r"hurting|harming|act on|(?:need|needs|have|has) to (?:act|do|worry)|coping|keeping up|"
+    r"(?:is|are) (?:that|this|it) (?:a |still a )?(?:problem|issue|concern))\b",
     re.IGNORECASE,
 )
 _DATED_TOOLS = frozenset({"query_logs", "count_logs"})

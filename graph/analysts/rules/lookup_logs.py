@@ -57,15 +57,45 @@ _LAST_N = re.compile(
 )
 # An upper-case code with an underscore (`TCP_DENIED`, `ER_LOCK_WAIT`): a token log lines carry.
 _CODE_TOKEN = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
+# "lines with SERVFAIL": an upper-case word after "with" (a level word is a level, not a phrase).
+_WITH_UPPER = re.compile(
+    r"\bwith\s+(?!(?:ERRORS?|WARN|WARNINGS?|INFO|DEBUG|FATAL)\b)([A-Z][A-Z0-9_]{2,})\b"
+)
+# "the node-left lines", "the OOMKilled events": a word in a log's own spelling (a hyphen, an
+# underscore or inner capitals) naming the kind of line, not the system that wrote it ("from X").
+_KIND_OF_LINE = re.compile(
+    r"\bthe\s+((?=[\w.-]*[-_]|[\w.-]*[a-z][A-Z])[A-Za-z][\w.-]*)\s+(?:lines|entries|events|messages)\b"
+    r"(?=\s+(?:from|of|in)\b)"
+)
+# Changes made to a system ("sync operations for x", "deploys of x", "rollouts to x"): the lines that
+# name it, in the deploy tool's stream as much as in its own.
+_CHANGES_ABOUT = re.compile(
+    r"\b(?:syncs?|sync operations|operations|deploys|deployments|rollouts|releases|changes)\s+"
+    r"(?:for|of|on|to)\s+(?:the\s+)?([A-Za-z][\w.-]*[-_.\d][\w.-]*)",
+    re.IGNORECASE,
+)
+# A name in inner capitals (`PutFunctionConcurrency`, `OutOfMemoryError`): the most specific one names
+# what the lines carry; a product's name (`CloudTrail`) has fewer parts.
+_CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b")
+
+
+def _camel_token(text: str) -> str | None:
+    found = _CAMEL.findall(QUOTED.sub(" ", text))
+    parts = {token: len(re.findall(r"[A-Z]", token)) for token in found}
+    best = max(found, key=lambda token: parts[token], default=None)
+    return best if best is not None and parts[best] >= 3 else None
+
+
 _GREP_FOR = re.compile(r"\b(?:grep|search)\b.{1,80}?\s+for\s+([^\s,;]+)", re.IGNORECASE)
 _CONTAINING = re.compile(
     r"\b(?:containing|contains|contain|matching|match|mentioning|mention|with the (?:text|word|phrase)|"
     r"grep(?:\s+for)?|search(?:\s+for)?|look(?:ing)? for)\s+([^\s,;]+)",
     re.IGNORECASE,
 )
+# A label and its value, apart ("node tansy-wk-07", "namespace=web"): "node-left" is one word, no label.
 _LABEL = re.compile(
-    r"\b(namespace|ns|pod|container|host|hostname|node|instance|cluster|region|zone|env|environment)\b"
-    r"\s*[=:]?\s*[\"'`]?([A-Za-z0-9_.:/-]+)",
+    r"\b(namespace|ns|pod|container|host|hostname|node|instance|cluster|region|zone|env|environment)"
+    r"(?:\s*[=:]\s*|\s+)[\"'`]?([A-Za-z0-9_.:/-]+)",
     re.IGNORECASE,
 )
 _LABEL_NAMES = {"ns": "namespace", "hostname": "host", "environment": "env"}
@@ -123,6 +153,9 @@ def logs(text: str) -> LookupAsk | None:
         phrase = None  # "grep ... for 504s": the status, not the text "504s"
     if phrase is None and status is not None and (path := _PATH.search(QUOTED.sub(" ", text))):
         phrase = path.group(0).rstrip(".,;?")  # "504s on /api/v2/quotes"
+    if phrase is None and (about := _CHANGES_ABOUT.search(text)) is not None:
+        # "the Argo CD sync operations for x-prod": a deploy tool's lines about x, whoever wrote them.
+        phrase, rest = about.group(1).rstrip(".,;?!"), rest.replace(about.group(0), " ")
     service = named_service(rest, skip=set(labels.values()) | ({phrase} if phrase else set()))
     if not (LOGS.search(text) or level or phrase or status):
         return None
@@ -178,6 +211,12 @@ def _phrase_and_level(text: str) -> tuple[str | None, str | None, str | None]:
             return None, _LEVELS[level_named.lower()], exact
     if phrase is None and (token := _CODE_TOKEN.search(text)) is not None:
         phrase = token.group(0)  # "the 3 most recent TCP_DENIED entries": a code the lines carry
+    if phrase is None and (upper := _WITH_UPPER.search(text)) is not None:
+        phrase = upper.group(1)  # "the resolver's query lines with SERVFAIL": a word the lines carry
+    if phrase is None and (kind := _KIND_OF_LINE.search(text)) is not None:
+        phrase = kind.group(1)  # "the node-left lines from the master log": what the lines say
+    if phrase is None and (camel := _camel_token(text)) is not None:
+        phrase = camel  # "CloudTrail PutFunctionConcurrency events": the event's own name
     level_word = _LEVEL_WORD.search(text if quoted is None else QUOTED.sub(" ", text))
     level = _LEVELS.get(level_word.group(1).lower().split()[0]) if level_word else None
     if phrase is not None and phrase.lower() in _LEVELS:

@@ -52,6 +52,8 @@ _HOW_MANY = re.compile(
     r"(?:has|have|had|are|is|were|was|does|do|did|on|in|for|of|at)\b",
     re.IGNORECASE,
 )
+# What "how many times" counts: the verb the question ends on ("... restarted?", "... crashed?").
+_TIMES_DONE = re.compile(r"\b([a-z]{3,}?)(?:ed|d)\s*\??\s*$", re.IGNORECASE)
 _PER_SECOND = re.compile(r"\b(?:per|a|each)\s+(?:second|sec)\b|/s\b", re.IGNORECASE)
 QUEUED = re.compile(r"\b(?:queue|topic|stream|dlq)\b", re.IGNORECASE)  # messages a queue holds
 # "Now" as a time (not "value" or "level", which describe, "error level in X is elevated").
@@ -155,7 +157,10 @@ def count_in_words(text: str) -> str | None:
     logs = LOGS.search(text) and not QUEUED.search(text)
     if match is None or logs or _SYMPTOM.search(text) or not _NAME_LIKE.search(text):
         return None
-    if not (words := _value_words(match.group("words"))):
+    said = match.group("words")
+    if said.lower() == "times" and (done := _TIMES_DONE.search(text)) is not None:
+        said = done.group(1)  # "how many times has X restarted": restarts are what is counted
+    if not (words := _value_words(said)):
         return None
     # "How many evictions per second": a counter's rate, not its total since the process started.
     return rated(words_query(words)) if _PER_SECOND.search(text) else words_query(words)

@@ -1,0 +1,73 @@
+"""What a data question's lines must say, in a log's own spelling: an event's name in inner capitals, the
+kind of line ("the node-left lines"), an upper-case word after "with", the changes made to a system; and
+questions that ask whether something matters now, which stay diagnoses."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from graph.analysts.base import RouteRequest
+from graph.analysts.rules.lookup import lookup_ask
+from graph.analysts.rules.route import route_question
+
+# (question, tool, arguments the call must carry, arguments it must not carry)
+ASKED: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
+    (
+        "Show today's CloudTrail PutFunctionConcurrency events.",
+        "query_logs",
+        {"contains": "PutFunctionConcurrency"},
+        (),
+    ),
+    (
+        "Show the node-left lines from the Elasticsearch master log.",
+        "query_logs",
+        {"contains": "node-left"},
+        ("labels",),  # "node-left" is one word, not the label `node`
+    ),
+    (
+        "Show the resolver query log lines with SERVFAIL from the last 10 minutes.",
+        "query_logs",
+        {"contains": "SERVFAIL", "window_minutes": 10},
+        (),
+    ),
+    (
+        "List the Argo CD sync operations for vellum-render-prod today.",
+        "query_logs",
+        {"contains": "vellum-render-prod"},
+        ("service",),  # the deploy tool's lines about it, whoever wrote them
+    ),
+    (
+        "How many times has the premium-calc container in pod premium-calc-7c9d5f6b8-kx2lp restarted?",
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*restart.*"}'},
+        (),
+    ),
+]
+
+
+@pytest.mark.parametrize(("question", "tool", "carried", "absent"), ASKED)
+def test_a_data_question_reads_what_its_lines_must_say(
+    question: str, tool: str, carried: dict[str, Any], absent: tuple[str, ...]
+) -> None:
+    ask = lookup_ask(question)
+    assert ask is not None, question
+    call = next(c for c in ask.calls if c.tool == tool)
+    assert carried.items() <= call.args.items(), call.args
+    assert not set(absent) & set(call.args), call.args
+    assert route_question(RouteRequest(query=question, flow="CHAT")).route == "lookup"
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "MySQLReplicationLag fired overnight for ledger-mysql-b. Is there anything we need to act on now?",
+        "php-fpm on fb-web-02 logged 'server reached pm.max_children setting' at 12:00. "
+        "Is that hurting the store right now?",
+        "Traffic doubled after the newsletter. Is the web tier coping?",
+    ],
+)
+def test_whether_a_told_event_matters_now_is_a_diagnosis(question: str) -> None:
+    assert lookup_ask(question) is None
+    assert route_question(RouteRequest(query=question, flow="CHAT")).route == "complex"
