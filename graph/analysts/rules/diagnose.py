@@ -34,6 +34,7 @@ from graph.analysts.rules.scope import (
     unseen_systems,
 )
 from graph.analysts.rules.scoring import changes_near
+from graph.analysts.rules.scrape_gap import gap_draft, scrape_gap
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import rank_suspects
@@ -91,6 +92,8 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         kept = [s for s in ranking.ranked if s not in ruled]
         ranking = replace(ranking, ranked=kept, unrelated=[*ranking.unrelated, *ruled])
     root = ranking.ranked[0]
+    if alive := scrape_gap(root, digest, now):
+        return gap_draft(request, root, alive)  # its metrics stopped, its lines did not
     if _alert_only(root):
         link_same_machine(root, [*ranking.ranked, *ranking.herrings, *ranking.quiet, *ranking.unrelated])
     if _alert_only(root):
