@@ -9,6 +9,8 @@ import re
 
 PAST_CAUSE = re.compile(
     r"\bwhat\s+(?:caused|triggered|set\s+off|broke)\b|\bwhy\s+(?:did|was|were)\b|"
+    # "What happened at 02:13?" about trouble the question says has cleared: its cause is asked for.
+    r"\bwhat\s+happened\s+(?:at|around|between|last|yesterday|overnight|this\s+morning)\b|"
     r"\b(?:root\s+)?cause\s+of\s+(?:the|that|those|last|yesterday|this\s+morning)",
     re.IGNORECASE,
 )

@@ -9,6 +9,7 @@ caller's own credentials were refused: then the server did its job.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping
 
 from graph.analysts.rules.addresses import address_owners, names_address
@@ -37,8 +38,15 @@ def link_dependencies(
     ..." names its own product)."""
     # A job named after its software alone (`node`, whose series are `node_*`) is named by no plain
     # word of a line ("alarm set on node 'rabbit@mq-2'"): its machines are, by their own names.
+    # So is a name known only as the job of several systems' series (one cache's exporter job over
+    # three hosts): no system of its own, and which of them a line means its word cannot tell.
+    owners = Counter(
+        job for suspect in suspects.values() for job in {labels.get("job") for labels in suspect.label_sets()}
+    )
     names: list[tuple[str, str, Callable[[str, str], bool]]] = [
-        (name, name, mentions) for name, suspect in suspects.items() if not _software_job(suspect)
+        (name, name, mentions)
+        for name, suspect in suspects.items()
+        if not _software_job(suspect) and not (owners[name] > 1 and not _signals(suspect))
     ]
     names += [(bare, full, names_host) for bare, full in aliases.items()]
     names += [(job, system, mentions) for job, system in deployments.items() if system in suspects]
@@ -123,6 +131,10 @@ def _without_served_site(text: str) -> str:
     if not _SERVED_SITE.search(text):
         return text
     return _REQUEST_HOST.sub(" ", _SERVED_SITE.sub(" ", text))
+
+
+def _signals(suspect: Suspect) -> bool:
+    return bool(suspect.alerts or suspect.anomalies or suspect.errors or suspect.changes)
 
 
 def _software_job(suspect: Suspect) -> bool:

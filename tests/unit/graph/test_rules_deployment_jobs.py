@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from graph.analysts.rules.diagnose import diagnose_digest
-from tests.unit.graph.digest_facts import alert, ask, lines
+from tests.unit.graph.digest_facts import alert, ask, lines, move
 from tools.facts import Digest
 
 _TIMEOUT = (
@@ -56,3 +56,39 @@ def test_a_job_of_another_name_is_not_joined() -> None:
     )
     draft = diagnose_digest(request)
     assert draft.root_cause is None or draft.root_cause.service != "playstate-cassandra"
+
+
+def test_a_job_over_several_hosts_is_no_system_its_callers_name() -> None:
+    """`job=kvcache` scrapes three hosts; the callers' "kvcache write failed" cannot say which one, so
+    the job's bare name (listed by discovery) is blamed for nothing: the host that shut down is the root."""
+    hosts = [f"ring-kv-{x}" for x in "abc"]
+    uptime = [
+        replace(
+            move(
+                "kvcache_uptime_in_seconds",
+                host,
+                "2026-03-01T09:50:00Z",
+                {"job": "kvcache", "instance": f"{host}:9121"},
+            ),
+            event="restart" if host == "ring-kv-a" else None,
+            score=50.0 if host == "ring-kv-a" else 0.5,
+        )
+        for host in hosts
+    ]
+    digest = Digest(
+        anomalies=uptime,
+        log_patterns=[
+            lines("ring-kv-a", "# Received SIGTERM scheduling shutdown...", "2026-03-01T09:49:30Z", count=3),
+            lines(
+                "checkin-api",
+                "kvcache write failed: Error 111 connecting to 10.30.1.11:6379",
+                "2026-03-01T09:50:00Z",
+            ),
+            lines(
+                "gate-board", 'msg="kvcache command failed" err="connection refused"', "2026-03-01T09:50:00Z"
+            ),
+        ],
+    )
+    known = ("kvcache", *hosts, "checkin-api", "gate-board")
+    draft = diagnose_digest(replace(ask("what happened at 09:50?", digest), services=known))
+    assert draft.root_cause is not None and draft.root_cause.service == "ring-kv-a"

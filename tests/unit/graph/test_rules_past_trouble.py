@@ -60,7 +60,11 @@ def test_asked_what_caused_trouble_that_has_ended_its_cause_is_named_and_nothing
     """The disk-full errors stopped at 10:20: "what caused ..." gets that cause with a healthy verdict;
     "is it ok now?" gets no cause."""
     digest = Digest(log_patterns=[_burst("2026-01-01T10:20:00Z")])
-    for asked in ("What caused the ingest pages between 10:05 and 10:20?", "why did ingest fail at 10:05?"):
+    for asked in (
+        "What caused the ingest pages between 10:05 and 10:20?",
+        "why did ingest fail at 10:05?",
+        "ingest threw a burst of errors that cleared by itself. What happened at 10:05?",
+    ):
         draft = diagnose_digest(_request(digest, ANSWERED, asked))
         assert draft.verdict == "healthy" and draft.root_cause is not None, asked
         assert draft.root_cause.service == "ingest", asked
