@@ -65,10 +65,13 @@ def machine_jobs(digest: Digest) -> set[str]:
         if alertname is not None:
             alertnames.setdefault(job, []).append(alertname)
     streams = [p.service.lower() for p in digest.log_patterns if p.service]
+    # One machine is enough when a stream is named for it (a broker's `kafka-2` lines beside
+    # `job=node instance=kafka-2.x.lan:9100` disk alerts): that machine is a system we know.
+    named = {stream.split(".", 1)[0] for stream in streams}
     return {
         job
         for job, seen in hosts.items()
-        if len(seen) >= 2
+        if (len(seen) >= 2 or {h.lower().split(".", 1)[0] for h in seen} & named)
         and not any(job.lower() in stream for stream in streams)  # `apiserver` logs as `kube-apiserver`
         and software_named(job, metrics.get(job, []), alertnames.get(job, []))
     }

@@ -275,3 +275,20 @@ def test_an_alert_group_naming_the_job_and_its_machine_is_answered_with_the_mach
     by_job = _replace(by_job, route=by_job.route.model_copy(update={"services": ["node"]}))
     named = diagnose_digest(by_job).root_cause
     assert named is not None and named.service == "node"
+
+
+def test_a_host_agent_job_on_one_machine_is_that_machine_when_a_stream_is_named_for_it() -> None:
+    """The agent reads one machine only, but a broker logs as `edge-7` from it: the machine's disk alert is
+    the machine's, not a system called `hostagent` to rule out."""
+    digest = _edge()
+    one = Digest(
+        anomalies=digest.anomalies,
+        alert_groups=digest.alert_groups[1:],
+        log_patterns=[
+            _line("edge-7", "error", "No space left on device", "2026-01-01T08:57:00Z", 12, "edge-7.lan")
+        ],
+    )
+    assert machine_jobs(one) == {"hostagent"}
+    draft = diagnose_digest(_ask(one))
+    assert "hostagent" not in {r.service for r in draft.ruled_out}
+    assert draft.root_cause is not None and draft.root_cause.service == "edge-7"
