@@ -79,9 +79,21 @@ def _caller_objects(
         o
         for p in errors
         for o in _objects(p.example)
-        if o not in names and o not in own and not o.startswith(f"{caller.service.lower()}-")
+        if o not in names
+        and o not in own
+        and not o.startswith(f"{caller.service.lower()}-")
+        and not _who_called(p.example.lower(), o)
     }
     return (objects, began, max(errors, key=lambda p: p.count)) if objects else None
+
+
+# A key naming who called the one logging (`"client_id":"x"`, `user=x`): the caller's own client, no
+# object it failed on elsewhere.
+_CALLED_BY = r"(?:client|client_?id|caller|user|user_id|tenant|tenant_id|customer|customer_id|partner)"
+
+
+def _who_called(text: str, word: str) -> bool:
+    return re.search(rf"\b{_CALLED_BY}[\"']?\s*[:=]\s*[\"']?{re.escape(word)}(?![\w-])", text) is not None
 
 
 def _objects(text: str) -> set[str]:

@@ -107,3 +107,23 @@ def test_a_fields_key_is_no_object() -> None:
     involved = _involved(keyed, logged)
     link_shared_objects(involved, [keyed, logged])
     assert not involved[0].blames
+
+
+def test_a_client_the_caller_names_as_its_own_caller_is_no_object_it_failed_on() -> None:
+    """The tile server logs which client it rate-limits (`"client_id":"orbit-geofeed"`); an alert about
+    that client is not what the server failed on. The same client named as where a call went is."""
+    limited = alert(
+        "ClientRateLimited",
+        "tiles-ns",
+        "2026-02-27T08:14:00Z",
+        {"namespace": "tiles-ns", "client_id": "orbit-geofeed"},
+        "Client orbit-geofeed is being rate limited",
+    )
+    for line, linked in (
+        ('{"msg":"rate limit exceeded","client_id":"orbit-geofeed"}', False),
+        ('{"msg":"push to partner failed","target":"orbit-geofeed"}', True),
+    ):
+        server = Suspect("tile-render", errors=[lines("tile-render", line, "2026-03-01T09:00:00Z")])
+        namespace = Suspect("tiles-ns", alerts=[limited])
+        link_shared_objects([server, namespace], server.errors)
+        assert (server.blames == {"tiles-ns"}) is linked, line
