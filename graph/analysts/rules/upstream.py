@@ -52,7 +52,7 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     if beneath:
         deepest = max(depth.values())
         depth |= {name: deepest + 1 for name in beneath if name not in depth}
-    elif ranking.ranked and ranking.ranked[0].service in depth:
+    elif ranking.ranked and ranking.ranked[0].service in depth and not _beneath_chain(depth, everyone):
         return ranking
     root = _furthest(depth, everyone)
     if began is not None and (changed := _change_before(root, began)) is not None:
@@ -100,6 +100,17 @@ def _carrier(target: str, suspects: Iterable[Suspect]) -> Suspect | None:
     return carriers[0] if carriers else None
 
 
+def _beneath_chain(depth: dict[str, int], everyone: dict[str, Suspect]) -> bool:
+    """Whether the chain's furthest link is a machine under a system of it (a broker's host whose disk
+    filled before the brokers failed): that machine, not the louder system above it, is the root."""
+    furthest = _furthest(depth, everyone)
+    return any(
+        furthest.service in _machine_beneath(everyone[name], began, everyone)
+        for name in depth
+        if name != furthest.service and (began := _began(everyone[name])) is not None
+    )
+
+
 def _causes(scoped: Suspect, everyone: dict[str, Suspect], digest: Digest) -> dict[str, int]:
     """The scoped service and every service its symptoms lead to, with how many links away each is."""
     depth = {scoped.service: 0}
@@ -135,6 +146,7 @@ def _upstream(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) ->
     named |= _failing_consumers(suspect, everyone, digest)
     if began is not None:
         named |= _restarted_just_before(suspect, began, everyone)
+        named |= _machine_beneath(suspect, began, everyone)  # a broker whose host's disk filled first
     for name in _callees(suspect.service, everyone, digest):
         other = _began(everyone[name])
         if began is not None and other is not None and other < began:
@@ -217,16 +229,16 @@ def _machine_beneath(suspect: Suspect, began: datetime, everyone: dict[str, Susp
     on: `software_host`) was in trouble by the time `suspect`'s began: a database's slow fsyncs on a
     disk some other process saturates are the disk's trouble, and the disk is the machine's."""
     machines = {without_port(i) for labels in suspect.label_sets() if (i := labels.get("instance"))}
-    if len(machines) != 1:
-        return set()
-    machine = machines.pop()
     found = set()
     for name, other in everyone.items():
-        if name == suspect.service or software_host(other) != machine:
+        # Its host telemetry, known by its software's name or by the machine's own (a cluster member's
+        # host whose disk alerts name it: `kafka-2.x.lan` under the `kafka` brokers).
+        if name == suspect.service or (software_host(other) or name) not in machines:
             continue
         if (start := _began(other)) is not None and start <= began + STEP_SLACK:
             found.add(name)
-    return found
+    # Of a cluster's several machines, the one whose trouble came first: the member that broke.
+    return found if len(machines) == 1 or len(found) == 1 else set()
 
 
 def _restarted_just_before(suspect: Suspect, began: datetime, everyone: dict[str, Suspect]) -> set[str]:
