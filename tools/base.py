@@ -251,9 +251,10 @@ class LogQuery:
 def status_pattern(status_class: StatusClass) -> str:
     """A regular expression (RE2 and Python alike) for a line that records a status of the class (or
     that one status): a combined access log's `" 503 ` after the request, or a structured
-    `status=503` / `"status":503` / Traefik's `"DownstreamStatus":504`."""
+    `status=503` / `"status":503` / Traefik's `"DownstreamStatus":504`, or a W3C log's (IIS's default
+    fields) status before its last three numbers (`sc-substatus sc-win32-status time-taken`)."""
     code = status_class if status_class[1:] != "xx" else f"{status_class[0]}[0-9][0-9]"
-    return rf'(?:" |(?i:status)(?:_code)?"?\s*[:=]\s*"?){code}\b'
+    return rf'(?:" |(?i:status)(?:_code)?"?\s*[:=]\s*"?){code}\b| {code} [0-9]+ [0-9]+ [0-9]+\s*$'
 
 
 # --- one protocol per capability ---------------------------------------------------------------

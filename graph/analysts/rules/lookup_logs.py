@@ -59,13 +59,12 @@ _LAST_N = re.compile(
 _CODE_TOKEN = re.compile(r"\b[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]\b")
 # "lines with SERVFAIL": an upper-case word after "with" (a level word is a level, not a phrase).
 _WITH_UPPER = re.compile(
-    r"\bwith\s+(?!(?:ERRORS?|WARN|WARNINGS?|INFO|DEBUG|FATAL)\b)([A-Z][A-Z0-9_]{2,})\b"
+    r"\bwith\s+(?!(?:ERRORS?|WARN|WARNINGS?|INFO|DEBUG|FATAL)\b)([A-Z][A-Z0-9_]{2,})\b(?!\s*\d)"
 )
-# "the node-left lines", "the OOMKilled events": a word in a log's own spelling (a hyphen, an
-# underscore or inner capitals) naming the kind of line, not the system that wrote it ("from X").
+# "the node-left lines from X", "the panic lines from X": a word naming the kind of line, the system
+# that wrote it named after it ("from X").
 _KIND_OF_LINE = re.compile(
-    r"\bthe\s+((?=[\w.-]*[-_]|[\w.-]*[a-z][A-Z])[A-Za-z][\w.-]*)\s+(?:lines|entries|events|messages)\b"
-    r"(?=\s+(?:from|of|in)\b)"
+    r"\bthe\s+([A-Za-z][\w.-]*)\s+(?:lines|entries|events|messages)\b(?=\s+(?:from|of|in)\b)"
 )
 # Changes made to a system ("sync operations for x", "deploys of x", "rollouts to x"): the lines that
 # name it, in the deploy tool's stream as much as in its own.
@@ -74,6 +73,13 @@ _CHANGES_ABOUT = re.compile(
     r"(?:for|of|on|to)\s+(?:the\s+)?([A-Za-z][\w.-]*[-_.\d][\w.-]*)",
     re.IGNORECASE,
 )
+def _a_kind(word: str) -> bool:
+    """Whether "the <word> lines" names what the lines say, not which ones ("the last", "the log")."""
+    lowered = word.lower()
+    return lowered not in _LEVELS and lowered not in NOT_A_NAME and lowered not in _WHICH_LINES
+
+
+_WHICH_LINES = frozenset({"log", "access", "audit", "request", "query", "slow", "same", "other", "matching"})
 # A name in inner capitals (`PutFunctionConcurrency`, `OutOfMemoryError`): the most specific one names
 # what the lines carry; a product's name (`CloudTrail`) has fewer parts.
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b")
@@ -213,8 +219,9 @@ def _phrase_and_level(text: str) -> tuple[str | None, str | None, str | None]:
         phrase = token.group(0)  # "the 3 most recent TCP_DENIED entries": a code the lines carry
     if phrase is None and (upper := _WITH_UPPER.search(text)) is not None:
         phrase = upper.group(1)  # "the resolver's query lines with SERVFAIL": a word the lines carry
-    if phrase is None and (kind := _KIND_OF_LINE.search(text)) is not None:
-        phrase = kind.group(1)  # "the node-left lines from the master log": what the lines say
+    kind = _KIND_OF_LINE.search(text)
+    if phrase is None and kind is not None and _a_kind(kind.group(1)):
+        phrase = kind.group(1)  # "the node-left lines", "the panic lines from X": what the lines say
     if phrase is None and (camel := _camel_token(text)) is not None:
         phrase = camel  # "CloudTrail PutFunctionConcurrency events": the event's own name
     level_word = _LEVEL_WORD.search(text if quoted is None else QUOTED.sub(" ", text))

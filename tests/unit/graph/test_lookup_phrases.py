@@ -39,6 +39,18 @@ ASKED: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
         ("service",),  # the deploy tool's lines about it, whoever wrote them
     ),
     (
+        "show me the panic lines from payout-projector",
+        "query_logs",
+        {"contains": "panic", "service": "payout-projector"},
+        (),
+    ),
+    (
+        "show me the IIS log lines with HTTP 500 on WRN-IIS-02",  # "HTTP 500" is a status, no phrase
+        "query_logs",
+        {"status_class": "500"},
+        ("contains",),
+    ),
+    (
         "How many times has the premium-calc container in pod premium-calc-7c9d5f6b8-kx2lp restarted?",
         "query_promql_instant",
         {"promql": '{__name__=~"(?i).*restart.*"}'},

@@ -117,6 +117,10 @@ def test_a_status_is_found_under_any_spelling_of_its_key() -> None:
     assert exact.search('GET /q HTTP/1.1" 504 12') and exact.search("status=504 path=/q")
     assert not exact.search('{"DownstreamStatus":503,"Duration":30684504}')
     assert re.search(status_pattern("5xx"), "STATUS: 502")
+    # IIS's W3C fields end `sc-status sc-substatus sc-win32-status time-taken`.
+    w3c = "2026-08-04 08:47:33 10.30.4.12 GET /docs/download.ashx id=88 443 - 10.30.92.118 - {} 0 1236 1240"
+    assert exact.search(w3c.format(504)) and not exact.search(w3c.format(200))
+    assert not exact.search("GET /docs/download.ashx id=504 443 - 10.3.9.1 - 200 0 0 12")
 
 
 async def test_a_read_can_leave_out_one_services_own_lines(tmp_path: Path) -> None:
