@@ -81,6 +81,7 @@ from graph.analysts.rules.vocabulary import (
     WARN_LEVELS,
     heartbeat,
 )
+from tools.base import status_pattern
 from tools.facts import Digest, LogPattern, SqlSummary
 from tools.prometheus.discovery import MonitoringStack
 
@@ -259,9 +260,10 @@ def _profile(
         # Lines as steady through the whole read as before it (no onset inside the window) are no
         # new trouble of a system nothing else says is in trouble (no firing alert, no moving series),
         # when the question asks whether anything is wrong: a chronic leak asked about is its answer.
+        # So are a web server's records of clients' own mistakes (401s, 404s at warning level).
         chronic = (
             steady_is_background
-            and pattern.steady
+            and (pattern.steady or _client_mistakes(pattern))
             and not s.alerts
             and not any(troubling(a) for a in s.anomalies)
         )
@@ -335,6 +337,14 @@ def _related_names(one: str, other: str) -> bool:
 def _read_metric(metric: str) -> str:
     """The metric a fact is about: `rate(x)`, `increase(x)` and `p99(x)` are about `x`."""
     return metric[metric.index("(") + 1 : -1] if metric.endswith(")") and "(" in metric else metric
+
+
+_CLIENT_STATUS = re.compile(status_pattern("4xx"))
+
+
+def _client_mistakes(pattern: LogPattern) -> bool:
+    """Access records at warning level whose status says the client erred (4xx), not the server."""
+    return (pattern.level or "").lower() in WARN_LEVELS and _CLIENT_STATUS.search(pattern.example) is not None
 
 
 def _background(pattern: LogPattern) -> bool:

@@ -184,10 +184,12 @@ CHANGE = re.compile(
 # background, not an answer to it.
 HEALTH_CHECK = re.compile(
     r"(?<!what )\b(?:is|are)\s+"
-    r"(?:(?:it|that|this|they|anything|something|everything|the\s+[\w-]+(?:\s+[\w-]+)?)\s+)?"
+    # "is the broker portal on the IIS farm OK": what is asked about, in up to six words.
+    r"(?:(?:it|that|this|they|anything|something|everything|the(?:\s+[\w-]+){1,6}?)\s+)?"
     r"(?:actually\s+|still\s+|really\s+)?"
     r"(?:healthy|wrong|broken|ok(?:ay)?|fine|a\s+real\s+problem|an?\s+(?:real\s+)?issue)\b|"
-    r"\bshould\s+(?:i|we)\s+(?:be\s+)?(?:worried|concerned)\b|\breal\s+problem\b",
+    r"\bshould\s+(?:i|we)\s+(?:be\s+)?(?:worried|concerned)\b|\breal\s+problem\b|"
+    r"\banything\s+(?:i|we)\s+should\s+worry\b",
     re.IGNORECASE,
 )
 # Infrastructure events a platform records (a managed database's event stream, an orchestrator's):
