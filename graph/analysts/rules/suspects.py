@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from graph.analysts.rules.addresses import address_owners, names_address
+from graph.analysts.rules.background import background, client_mistakes
 from graph.analysts.rules.dependencies import link_dependencies, mentions
 from graph.analysts.rules.external import external_hosts
 from graph.analysts.rules.joins import (
@@ -69,7 +70,6 @@ from graph.analysts.rules.suspect import (
     CLUSTER_SPAN,
     Ranking,
     Suspect,
-    instant,
     troubling,
 )
 from graph.analysts.rules.vocabulary import (
@@ -81,12 +81,9 @@ from graph.analysts.rules.vocabulary import (
     WARN_LEVELS,
     heartbeat,
 )
-from tools.base import status_pattern
-from tools.facts import Digest, LogPattern, SqlSummary
+from tools.facts import Digest, SqlSummary
 from tools.prometheus.discovery import MonitoringStack
 
-BACKGROUND_SPAN = timedelta(minutes=45)
-BACKGROUND_GAP = timedelta(minutes=8)
 # SQL columns that name who holds a lock or blocks others, and who waits on them.
 _HOLDER_COLUMN = re.compile(r"blocking|blocker|holder|holding|lock_owner", re.IGNORECASE)
 _WAITER_COLUMN = re.compile(r"blocked|waiting|waiter", re.IGNORECASE)
@@ -263,12 +260,12 @@ def _profile(
         # So are a web server's records of clients' own mistakes (401s, 404s at warning level).
         chronic = (
             steady_is_background
-            and (pattern.steady or _client_mistakes(pattern))
+            and (pattern.steady or client_mistakes(pattern))
             and not s.alerts
             and not any(troubling(a) for a in s.anomalies)
         )
         warns = level in WARN_LEVELS or WAITING_ON_LOCK.search(pattern.example) is not None
-        if not chronic and (level in ERROR_LEVELS or (warns and not _background(pattern))):
+        if not chronic and (level in ERROR_LEVELS or (warns and not background(pattern))):
             s.errors.append(pattern)
         text = f"{pattern.template} {pattern.example}"
         # A line at the same pace through the whole read (a checkpoint every five minutes, a periodic
@@ -337,22 +334,6 @@ def _related_names(one: str, other: str) -> bool:
 def _read_metric(metric: str) -> str:
     """The metric a fact is about: `rate(x)`, `increase(x)` and `p99(x)` are about `x`."""
     return metric[metric.index("(") + 1 : -1] if metric.endswith(")") and "(" in metric else metric
-
-
-_CLIENT_STATUS = re.compile(status_pattern("4xx"))
-
-
-def _client_mistakes(pattern: LogPattern) -> bool:
-    """Access records at warning level whose status says the client erred (4xx), not the server."""
-    return (pattern.level or "").lower() in WARN_LEVELS and _CLIENT_STATUS.search(pattern.example) is not None
-
-
-def _background(pattern: LogPattern) -> bool:
-    """A warning that trickles in over a long span (under one line per BACKGROUND_GAP) is noise."""
-    first, last = instant(pattern.first_seen), instant(pattern.last_seen)
-    if first is None or last is None or last - first < BACKGROUND_SPAN:
-        return False
-    return (last - first) / max(pattern.count, 1) > BACKGROUND_GAP
 
 
 def _link_sql_holders(suspects: dict[str, Suspect], results: Sequence[SqlSummary]) -> None:
