@@ -81,6 +81,9 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
         "slow_query",
         (
             "slow query",
+            # Its plural (`MySQLSlowQueries`) and a slow log's own entry (`# Query_time: 12.4 Lock_time`).
+            "slow queries",
+            "query time",
             "lock wait",
             "deadlock",
             "lock timeout",

@@ -354,3 +354,14 @@ def test_a_consensus_group_without_a_leader_is_a_failover_and_a_quorum_read_is_n
     assert categorize("\n".join(raft), changed=False) == "failover"
     read = "ReadTimeoutException: timeout during read query at consistency LOCAL_QUORUM"
     assert categorize(read, changed=False) != "failover"
+
+
+def test_slow_queries_in_an_alerts_plural_and_a_slow_logs_entries_outweigh_one_reverse_lookup_warning() -> (
+    None
+):
+    said = [
+        "MySQLSlowQueries MySQL server has new slow queries",
+        "# User@Host: catalog[catalog] @ [10.88.7.96] # Query_time: 4.2 Lock_time: 0.0",
+        "[Warning] IP address '10.88.7.96' could not be resolved: Name or service not known",
+    ]
+    assert categorize("\n".join(said), changed=False) == "slow_query"
