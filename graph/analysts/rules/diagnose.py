@@ -92,8 +92,8 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         kept = [s for s in ranking.ranked if s not in ruled]
         ranking = replace(ranking, ranked=kept, unrelated=[*ranking.unrelated, *ruled])
     root = ranking.ranked[0]
-    if alive := scrape_gap(root, digest, now):
-        return gap_draft(request, root, alive)  # its metrics stopped, its lines did not
+    if (gap := scrape_gap(root, digest, now)) is not None:
+        return gap_draft(root, gap)  # its metrics stopped, its lines did not
     if _alert_only(root):
         link_same_machine(root, [*ranking.ranked, *ranking.herrings, *ranking.quiet, *ranking.unrelated])
     if _alert_only(root):

@@ -73,25 +73,11 @@ _CHANGES_ABOUT = re.compile(
     r"(?:for|of|on|to)\s+(?:the\s+)?([A-Za-z][\w.-]*[-_.\d][\w.-]*)",
     re.IGNORECASE,
 )
-def _a_kind(word: str) -> bool:
-    """Whether "the <word> lines" names what the lines say, not which ones ("the last", "the log")."""
-    lowered = word.lower()
-    return lowered not in _LEVELS and lowered not in NOT_A_NAME and lowered not in _WHICH_LINES
-
-
+# Words before "lines" that say which lines, not what they say ("the log lines", "the access lines").
 _WHICH_LINES = frozenset({"log", "access", "audit", "request", "query", "slow", "same", "other", "matching"})
 # A name in inner capitals (`PutFunctionConcurrency`, `OutOfMemoryError`): the most specific one names
 # what the lines carry; a product's name (`CloudTrail`) has fewer parts.
 _CAMEL = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b")
-
-
-def _camel_token(text: str) -> str | None:
-    found = _CAMEL.findall(QUOTED.sub(" ", text))
-    parts = {token: len(re.findall(r"[A-Z]", token)) for token in found}
-    best = max(found, key=lambda token: parts[token], default=None)
-    return best if best is not None and parts[best] >= 3 else None
-
-
 _GREP_FOR = re.compile(r"\b(?:grep|search)\b.{1,80}?\s+for\s+([^\s,;]+)", re.IGNORECASE)
 _CONTAINING = re.compile(
     r"\b(?:containing|contains|contain|matching|match|mentioning|mention|with the (?:text|word|phrase)|"
@@ -230,6 +216,19 @@ def _phrase_and_level(text: str) -> tuple[str | None, str | None, str | None]:
         exact = phrase if phrase.isupper() else None
         return None, _LEVELS[phrase.lower()], exact
     return phrase, level, None
+
+
+def _a_kind(word: str) -> bool:
+    """Whether "the <word> lines" names what the lines say, not which ones ("the last", "the log")."""
+    lowered = word.lower()
+    return lowered not in _LEVELS and lowered not in NOT_A_NAME and lowered not in _WHICH_LINES
+
+
+def _camel_token(text: str) -> str | None:
+    found = _CAMEL.findall(QUOTED.sub(" ", text))
+    parts = {token: len(re.findall(r"[A-Z]", token)) for token in found}
+    best = max(found, key=lambda token: parts[token], default=None)
+    return best if best is not None and parts[best] >= 3 else None
 
 
 def _status_asked(text: str) -> str | None:

@@ -8,10 +8,10 @@ scraper alone.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from graph.analysts.base import DiagnoseRequest, Draft, Finding
+from graph.analysts.base import Draft, Finding
 from graph.analysts.rules import findings as say
 from graph.analysts.rules.suspect import Suspect, instant
 from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
@@ -25,17 +25,25 @@ _SCRAPE_SERIES = re.compile(r"^(?:up|scrape_[a-z_]+)$")
 _TARGET_ALERT = re.compile(r"target|scrape|instance\s?down|unreachable", re.IGNORECASE)
 
 
-def scrape_gap(suspect: Suspect, digest: Digest, now: datetime | None) -> list[LogPattern]:
-    """The system's own lines that kept coming after its metrics stopped, when that is all its trouble
-    is; empty when it is not a gap in its metrics (its logs stopped too, or new errors began)."""
+@dataclass(frozen=True, slots=True)
+class ScrapeGap:
+    """When a system's metrics stopped, and its busiest own pattern that kept coming after."""
+
+    stopped: datetime
+    alive: LogPattern
+
+
+def scrape_gap(suspect: Suspect, digest: Digest, now: datetime | None) -> ScrapeGap | None:
+    """The gap in a system's metrics, when that is all its trouble is; None when its logs stopped too,
+    or new errors began with it."""
     began = _metrics_stopped(suspect)
     if began is None or now is None:
-        return []
+        return None
     if any(
         (first := instant(p.first_seen)) is not None and first >= began - STILL_LOGGING
         for p in suspect.errors
     ):
-        return []  # errors that began with the gap: the system itself is in trouble
+        return None  # errors that began with the gap: the system itself is in trouble
     own = [p for p in digest.log_patterns if p.service == suspect.service]
     flowing = [
         p
@@ -45,16 +53,15 @@ def scrape_gap(suspect: Suspect, digest: Digest, now: datetime | None) -> list[L
         and first < began
         and now - last <= STILL_LOGGING
     ]
-    return sorted(flowing, key=lambda p: -p.count)[:1]
+    return ScrapeGap(began, max(flowing, key=lambda p: p.count)) if flowing else None
 
 
-def gap_draft(request: DiagnoseRequest, suspect: Suspect, alive: Sequence[LogPattern]) -> Draft:
+def gap_draft(suspect: Suspect, gap: ScrapeGap) -> Draft:
     """Inconclusive: the system's metrics are missing since they stopped; its lines say it still runs."""
-    began = _metrics_stopped(suspect)
-    since = began.strftime("%Y-%m-%dT%H:%M:%SZ") if began is not None else "some time"
+    since = gap.stopped.strftime("%Y-%m-%dT%H:%M:%SZ")
     name = suspect.service
     alerts = ", ".join(sorted({g.alertname for g in suspect.alerts}))
-    pattern = alive[0]
+    pattern = gap.alive
     # No apostrophe ("x's metrics"): the evidence guard reads the text between two as a quoted claim.
     summary = (
         f"Inconclusive: the metrics of {name} stopped arriving at {since}"
