@@ -9,6 +9,7 @@ const $ = (id) => document.getElementById(id);
 
 let sessionId = sessionStorage.getItem(SESSION_KEY);
 let busy = false;
+let historyRequest = 0; // only the latest history request may draw the list
 
 function setSession(id) {
   sessionId = id;
@@ -74,7 +75,6 @@ async function ask(query) {
   } catch (error) {
     showError(view, error);
   }
-  await loadHistory();
 }
 
 function historyItem(run) {
@@ -89,6 +89,7 @@ function historyItem(run) {
 }
 
 async function loadHistory() {
+  const mine = ++historyRequest;
   const list = $("history");
   const state = $("history-state");
   if (!sessionId) {
@@ -98,9 +99,11 @@ async function loadHistory() {
   }
   try {
     const runs = await fetchRuns(sessionId);
+    if (mine !== historyRequest) return;
     list.replaceChildren(...(Array.isArray(runs) ? runs : []).map(historyItem));
     state.textContent = list.children.length ? `${list.children.length} run(s)` : "No runs yet.";
   } catch (error) {
+    if (mine !== historyRequest) return;
     state.textContent = `History unavailable: ${error.message}`;
   }
 }
@@ -120,6 +123,9 @@ async function onSubmit(event) {
     $("send").disabled = false;
     input.focus();
   }
+  // The composer is free again as soon as the answer is drawn: a question typed while the history
+  // list refreshes is sent, never dropped.
+  loadHistory();
 }
 
 function newSession() {

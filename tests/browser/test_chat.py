@@ -76,6 +76,18 @@ async def test_multi_turn_keeps_one_session(page: Page, fake: FakeApi, base_url:
     assert "sessionId" not in fake.chat_requests[-1]
 
 
+async def test_a_question_asked_while_history_loads_is_sent(page: Page, fake: FakeApi, base_url: str) -> None:
+    # The history list refreshes after each answer; a slow refresh must not swallow the next question.
+    fake.runs_delay = 3.0
+    await open_chat(page, base_url)
+    first = await ask(page, "Why is checkout slow?")
+    second = await ask(page, "And what about payments?")
+    await expect(first).to_have_attribute("data-state", "success")
+    await expect(second).to_have_attribute("data-state", "success")
+    assert [r["query"] for r in fake.chat_requests] == ["Why is checkout slow?", "And what about payments?"]
+    await expect(page.locator("#history li")).to_have_count(2, timeout=10_000)
+
+
 async def test_session_survives_reload_with_history(page: Page, fake: FakeApi, base_url: str) -> None:
     await open_chat(page, base_url)
     await ask(page, "Why is checkout slow?")

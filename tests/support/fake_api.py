@@ -137,6 +137,7 @@ class FakeApi:
     answers: dict[str, JsonObject | None] = field(default_factory=dict)
     token: str | None = None
     chunk_delay: float = 0.01
+    runs_delay: float = 0.0  # how long the session history takes to answer
     _counter: int = 0
 
     def reset(self) -> None:
@@ -223,6 +224,7 @@ def create_fake_api(fake: FakeApi) -> Starlette:
         if not authorized(request):
             return _error(401, "AUTH_REQUIRED", "A bearer token is required.")
         session_id = request.path_params["session_id"]
+        await asyncio.sleep(fake.runs_delay)
         if session_id not in fake.runs:
             return _error(404, "NOT_FOUND", "Unknown session.")
         return _ok(fake.runs[session_id])
