@@ -38,7 +38,7 @@ from graph.analysts.rules.scrape_gap import gap_draft, scrape_gap
 from graph.analysts.rules.statement import signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import rank_suspects
-from graph.analysts.rules.upstream import scope_ranking
+from graph.analysts.rules.upstream import changed_caller_first, scope_ranking
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, troubled, unseen_draft
 from graph.analysts.rules.vocabulary import CONFIG_CHANGE, HEALTH_CHECK, MORE_IS_BETTER, ROLLOUT
 from tools.digest.labels import parse_instant
@@ -66,6 +66,8 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         # The question is about an alert that names no system: it is answered about that alert,
         # never with another system's cause. One an operator silenced is known, not new trouble.
         return alert_draft(request, orphans, ranking)
+    else:
+        ranking = changed_caller_first(ranking, digest)
     now = parse_instant(request.now)
     current = [s for s in ranking.ranked if not recovered(s, now)]
     # A restart is over with the trouble it began: a cache that came back empty while its database is

@@ -20,7 +20,7 @@ from graph.analysts.rules.links import link_same_machine
 from graph.analysts.rules.machines import without_port
 from graph.analysts.rules.members import software_host
 from graph.analysts.rules.scoring import CHANGE_LEAD
-from graph.analysts.rules.suspect import Ranking, Suspect
+from graph.analysts.rules.suspect import Ranking, Suspect, troubling
 from graph.analysts.rules.vocabulary import ERROR_LEVELS
 from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
@@ -69,6 +69,36 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     # own time.
     root.onset = _began(root)
     return Ranking([root, *linked], [], root.onset, unrelated)
+
+
+def changed_caller_first(ranking: Ranking, digest: Digest) -> Ranking:
+    """The ranking with the caller that changed just before the first one's series moved put first: a
+    store's parts piling up from the minute its ingester's release switched to one insert per row is
+    that release's doing, though the store's alerts are the loudest. Only a ranked caller whose errors
+    name the store, and only a change no later than a step after the store's first move; a release
+    while the store was already moving is no cause of it."""
+    if not ranking.ranked:
+        return ranking
+    first = ranking.ranked[0]
+    moved = sorted(
+        t for a in first.anomalies if troubling(a) and (t := parse_instant(a.change_at)) is not None
+    )
+    if not moved:
+        return ranking
+    everyone = {s.service: s for s in ranking.ranked}
+    callers = [
+        everyone[name]
+        for name in _changed_clients(first, moved[0], everyone, digest)
+        if first.service in everyone[name].blames
+    ]
+    if len(callers) != 1:
+        return ranking
+    (caller,) = callers
+    changed = _change_before(caller, moved[0])
+    if changed is not None:
+        caller.onset = changed
+    rest = [s for s in ranking.ranked if s is not caller]
+    return replace(ranking, ranked=[caller, *rest])
 
 
 def _own_errors(target: str, digest: Digest) -> Suspect | None:
