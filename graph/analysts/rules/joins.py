@@ -5,6 +5,7 @@ taken off names that are no system (a probed site's URL, an exporter job's name 
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from graph.analysts.rules.addresses import is_address
 from graph.analysts.rules.aliases import namespace_aliases, proxied_backend
@@ -184,20 +185,49 @@ def name_addresses(suspects: dict[str, Suspect]) -> None:
             for key, value in labels.items()
             if key in _HOST_KEYS and value and not is_address(value)
         }
-        if len(hosts) != 1:
+        if len(hosts) == 1:
+            _rename(suspects, name, hosts.pop())
+
+
+# A machine's fully qualified name: its first label, then its domain (`db-01.corp.internal`).
+_QUALIFIED = re.compile(r"^(?P<short>[a-z][a-z0-9-]*[a-z0-9])(?:\.[a-z0-9-]+)+$")
+
+
+def name_qualified_hosts(suspects: dict[str, Suspect], aliases: dict[str, str]) -> None:
+    """A machine known by its fully qualified name (an instance's host, `db-01.corp.internal:9100`)
+    that its own lines or labels call by its first label (`db-01`: the host its log stream comes from,
+    a `host` label of its alerts) goes by that short name, the one its owners use; if the short name
+    is a system already, the two are one. Two machines of one short name in different domains keep
+    their whole names."""
+    shorts = Counter(m.group("short") for name in suspects if (m := _QUALIFIED.match(name)))
+    for name, suspect in list(suspects.items()):
+        match = _QUALIFIED.match(name)
+        if match is None or suspect.external or is_address(name) or shorts[match.group("short")] > 1:
             continue
-        host = hosts.pop()
-        del suspects[name]
-        if (known := suspects.get(host)) is not None:
-            absorb(known, suspect)
-            known.blamed_by |= suspect.blamed_by
-            known.relayed_by |= suspect.relayed_by
-            known.addressed_by |= suspect.addressed_by
-        else:
-            suspect.service = host
-            suspects[host] = suspect
-        for other in suspects.values():
-            for names in (other.blames, other.precedes):
-                if name in names:
-                    names.discard(name)
-                    names.add(host)
+        short = match.group("short")
+        labels = [labels.get(key) for labels in suspect.label_sets() for key in _HOST_KEYS]
+        if short in suspects or short in labels:
+            _rename(suspects, name, short)
+            aliases.update({alias: short for alias, full in aliases.items() if full == name})
+
+
+def _rename(suspects: dict[str, Suspect], name: str, new: str) -> None:
+    """The system known as `name` goes by `new` (joined to the system of that name, if any); what
+    others said of `name` is said of `new`."""
+    suspect = suspects.pop(name)
+    if (known := suspects.get(new)) is not None:
+        absorb(known, suspect)
+        known.blamed_by |= suspect.blamed_by
+        known.relayed_by |= suspect.relayed_by
+        known.addressed_by |= suspect.addressed_by
+        for callers in (known.blamed_by, known.relayed_by, known.addressed_by):
+            callers.pop(new, None)
+    else:
+        suspect.service = new
+        suspects[new] = suspect
+    for other in suspects.values():
+        for names in (other.blames, other.precedes):
+            if name in names:
+                names.discard(name)
+                if other.service != new:  # what it said of its other name is no link to itself
+                    names.add(new)

@@ -23,6 +23,7 @@ from graph.analysts.rules.joins import (
     join_members,
     join_proxied,
     name_addresses,
+    name_qualified_hosts,
     probed_site,
     unblame_probed_sites,
 )
@@ -306,6 +307,7 @@ def _profile(
     unblame_probed_sites(suspects)
     blame_job_members(suspects)
     name_addresses(suspects)
+    name_qualified_hosts(suspects, aliases)
     _link_sql_holders(suspects, digest.sql)
     return suspects, aliases
 
