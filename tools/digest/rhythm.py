@@ -99,6 +99,10 @@ def _repeat(anomaly: MetricAnomaly, earlier: Earlier, now: datetime) -> RoutineM
     # high, or one that only grows, repeats no move; it is still where it was).
     before = sorted(v for t, v in samples if low - SLACK.total_seconds() <= t < low)
     if not before:
+        # The earlier read covers the same window as today's, so a move early in it leaves no sample
+        # before the slack: the earlier day's samples before the move's own hour say where it stood.
+        before = sorted(v for t, v in samples if t < start.timestamp() - shift)
+    if not before:
         return None
     median = before[len(before) // 2]
     if (median >= level) if up else (median <= level):

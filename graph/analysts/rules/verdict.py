@@ -10,6 +10,7 @@ recovered, not blamed.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from graph.analysts.base import DiagnoseRequest, Draft, EvidenceRef, Finding, Recommendation
@@ -104,6 +105,9 @@ def quiet_draft(
     """The draft when no suspect is a current incident; `past` are suspects whose trouble ended.
     With a `target` (what the question names) only its alerts count; the rest is "also happening"."""
     draft = _quiet(request, past, target)
+    # Trouble elsewhere that is over too (a burst of 503s forty minutes ago) is not happening.
+    now = parse_instant(request.now)
+    ranking = replace(ranking, unrelated=[s for s in ranking.unrelated if not recovered(s, now)])
     also = also_happening(request.digest, ranking, target)
     if not also:
         return draft

@@ -107,6 +107,16 @@ def test_another_incident_known_only_by_its_lines_is_shown_with_them() -> None:
     assert "logs-2" in other.evidence_ids
 
 
+def test_trouble_elsewhere_that_is_over_is_not_also_happening() -> None:
+    """Errors of another system that stopped long before now (a rollout's 503s) are history."""
+    over = replace(PG_ERRORS, first_seen="2026-01-01T10:05:00Z", last_seen="2026-01-01T10:12:00Z")
+    draft = _draft(Digest(log_patterns=[over]), "is cache OK right now?")
+    assert draft.root_cause is None and draft.verdict == "healthy"
+    assert "pg-main" not in draft.summary
+    current = _draft(Digest(log_patterns=[PG_ERRORS]), "is cache OK right now?")
+    assert "Also happening: pg-main" in current.summary
+
+
 def test_a_named_service_without_trouble_is_not_given_another_services_cause() -> None:
     digest = Digest(alert_groups=[PG_ALERT], log_patterns=[PG_ERRORS])
     draft = _draft(digest, "why is memory on cache growing?")

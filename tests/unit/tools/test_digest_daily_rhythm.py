@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 import numpy as np
@@ -11,6 +12,8 @@ from tests.unit.tools.test_digest_metrics import NOW
 from tools.base import Evidence, EvidenceSource, EvidenceStatus
 from tools.demo_world.shapes import at, daily, minute_grid, samples, step
 from tools.digest import build_digest
+from tools.digest.rhythm import split_routine
+from tools.facts import MetricAnomaly
 
 DAY_S = 86_400
 GRID = minute_grid(NOW, hours=2)
@@ -85,3 +88,39 @@ def test_a_read_of_the_past_is_compared_never_scanned_for_moves_of_its_own() -> 
     earlier = _read("metrics-2", _yesterday(_peak(2, 290.0)), days_before=1)
     assert build_digest([earlier], now=NOW).anomalies == []
     assert build_digest([replace(earlier, query={})], now=NOW).anomalies  # the same read of now moves
+
+
+def _climb(start_minutes_before: int, level: float) -> list[float]:
+    """Flat at 245 until `start_minutes_before` now, then a climb that reaches `level` at now."""
+    start = NOW.timestamp() - start_minutes_before * 60
+    climb = (level - 245.0) / (start_minutes_before * 60)
+    return [245.0 + max(0.0, t - start) * climb for t in GRID]
+
+
+def _moved_early() -> MetricAnomaly:
+    """A climb the scan found 104 minutes ago: 16 minutes into the two-hour read, less than the slack."""
+    return MetricAnomaly(
+        evidence_id="metrics-1",
+        metric="backend_sessions",
+        labels={"proxy": "web"},
+        service="web",
+        baseline=245.0,
+        recent=482.0,
+        peak=656.0,
+        change_at=(NOW - timedelta(minutes=104)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        direction="up",
+        ratio=2.0,
+        score=10.0,
+    )
+
+
+def test_a_move_early_in_the_read_is_judged_by_the_day_befores_samples_before_its_hour() -> None:
+    earlier = _read("metrics-2", _yesterday(_climb(104, 690.0)), days_before=1)
+    kept, routine = split_routine([_moved_early()], [earlier], now=NOW)
+    assert kept == [] and [m.earlier_evidence_id for m in routine] == ["metrics-2"]
+
+
+def test_a_day_before_already_high_before_an_early_move_repeats_no_move() -> None:
+    stuck = _read("metrics-2", _yesterday([600.0] * len(GRID)), days_before=1)
+    kept, routine = split_routine([_moved_early()], [stuck], now=NOW)
+    assert [a.evidence_id for a in kept] == ["metrics-1"] and routine == []
