@@ -189,7 +189,10 @@ HEALTH_CHECK = re.compile(
     r"(?:actually\s+|still\s+|really\s+)?"
     r"(?:healthy|wrong|broken|ok(?:ay)?|fine|a\s+real\s+problem|an?\s+(?:real\s+)?issue)\b|"
     r"\bshould\s+(?:i|we)\s+(?:be\s+)?(?:worried|concerned)\b|\breal\s+problem\b|"
-    r"\banything\s+(?:i|we)\s+should\s+worry\b",
+    r"\banything\s+(?:i|we)\s+should\s+worry\b|"
+    # "Did the deploy break anything?": whether anything is wrong since a change.
+    r"\bdid\b[^?.]{0,60}?\b(?:break|hurt|harm|affect)\s+anything\b|"
+    r"\bdid\b[^?.]{0,60}?\bcause\s+(?:any\s+)?(?:problems?|issues?|trouble|regressions?)\b",
     re.IGNORECASE,
 )
 # Infrastructure events a platform records (a managed database's event stream, an orchestrator's):

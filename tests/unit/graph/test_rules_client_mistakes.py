@@ -27,3 +27,12 @@ def test_clients_mistakes_are_no_trouble_of_a_web_tier_asked_whether_it_is_fine(
 def test_asked_why_it_fails_the_same_records_are_still_read() -> None:
     draft = diagnose_digest(_request(_digest(), ANSWERED, "Why is the web farm failing?"))
     assert draft.verdict == "incident"
+
+
+def test_asked_whether_a_change_broke_anything_the_records_are_no_trouble_either() -> None:
+    asked = "We deployed the web farm 2.14.0 about two hours ago. Did the deploy break anything?"
+    assert HEALTH_CHECK.search(asked)
+    assert HEALTH_CHECK.search("did the config change cause any problems?")
+    assert not HEALTH_CHECK.search("what did the deploy change?")
+    draft = diagnose_digest(_request(_digest(), ANSWERED, asked))
+    assert draft.verdict == "healthy" and draft.root_cause is None
