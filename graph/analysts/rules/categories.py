@@ -35,6 +35,11 @@ _DISK_IO = re.compile(
 # A process manager's section tag ("WARNING: [pool www] child 1812 ...") names its config, not a pool
 # of connections.
 _SECTION_TAG = re.compile(r"\[pool [\w.-]+\]", re.IGNORECASE)
+# The thread or process that wrote a line (a prefork worker `ForkPoolWorker-4`, `pool-2-thread-7`) is
+# named after its own pool of workers, no pool of connections.
+_WORKER_NAME = re.compile(r"\b\w*pool\w*worker-\d+\b|\bpool-\d+-thread-\d+\b", re.IGNORECASE)
+# A far side's quota used up ("rate limit exhausted, resets in 58s"): a limit reached, no pool exhausted.
+_QUOTA_SPENT = re.compile(r"\b(rate[\s_-]?limit|quota)(\w*(?:\s+\w+){0,2}?)\s+exhaust\w*", re.IGNORECASE)
 # A kernel's processor numbers ("watchdog on CPU1") name a core, not a busy one.
 _CPU_NUMBER = re.compile(r"\bcpu\s?\d+\b", re.IGNORECASE)
 # An orchestrator's replica set (a Deployment's `ReplicaSet`, "scaled up replica set") counts pods,
@@ -82,7 +87,8 @@ def _folded(signal: str) -> str:
     """One signal as written and opened up, with words that look like other categories' folded:
     disk I/O read as one ("disk io", "node_disk_io_time", "DiskIO", a slow or stalled disk: its
     "disk" is no full disk), a replica set of pods, a processor's number, an invalid memory address."""
-    signal = _SECTION_TAG.sub("[section]", signal)
+    signal = _WORKER_NAME.sub("[worker]", _SECTION_TAG.sub("[section]", signal))
+    signal = _QUOTA_SPENT.sub(r"\1\2 reached", signal)
     text = _DISK_IO.sub("blockio", f"{signal.lower()} {readable(signal)} ")
     text = _BAD_ADDRESS.sub("badaddress", text)
     return _CPU_NUMBER.sub("core", _REPLICA_SET.sub("podset", text))

@@ -238,6 +238,11 @@ CATEGORIES: Sequence[tuple[str, Sequence[str]]] = (
             "provisioned throughput",
             "capacity exceeded",
             "rate exceeded",
+            # A far side refusing more of its caller's requests (HTTP 429, a rate limit, a quota).
+            "too many requests",
+            "rate limit",
+            "ratelimit",
+            "quota",
             "rejected",
             "busy",
             "thread pool",

@@ -24,7 +24,7 @@ from graph.analysts.rules.diagnosis_findings import (
     symptom_findings,
 )
 from graph.analysts.rules.links import link_same_machine, pointed_at_by
-from graph.analysts.rules.members import software_host, trouble_member, trouble_pod
+from graph.analysts.rules.members import member_series, software_host, trouble_member, trouble_pod
 from graph.analysts.rules.route import question_terms
 from graph.analysts.rules.scope import (
     doubted,
@@ -35,10 +35,10 @@ from graph.analysts.rules.scope import (
 )
 from graph.analysts.rules.scoring import changes_near
 from graph.analysts.rules.scrape_gap import gap_draft, scrape_gap
-from graph.analysts.rules.statement import signal_phrases
+from graph.analysts.rules.statement import callers_phrase, signal_phrases
 from graph.analysts.rules.suspect import Ranking, Suspect
 from graph.analysts.rules.suspects import rank_suspects
-from graph.analysts.rules.upstream import changed_caller_first, scope_ranking
+from graph.analysts.rules.upstream import changed_caller_first, furthest_cause_first, scope_ranking
 from graph.analysts.rules.verdict import alert_draft, quiet_draft, recovered, troubled, unseen_draft
 from graph.analysts.rules.vocabulary import CONFIG_CHANGE, HEALTH_CHECK, MORE_IS_BETTER, ROLLOUT
 from tools.digest.labels import parse_instant
@@ -67,7 +67,7 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         # never with another system's cause. One an operator silenced is known, not new trouble.
         return alert_draft(request, orphans, ranking)
     else:
-        ranking = changed_caller_first(ranking, digest)
+        ranking = changed_caller_first(furthest_cause_first(ranking, digest), digest)
     now = parse_instant(request.now)
     current = [s for s in ranking.ranked if not recovered(s, now)]
     # A restart is over with the trouble it began: a cache that came back empty while its database is
@@ -135,6 +135,11 @@ def diagnose_digest(request: DiagnoseRequest, stack: MonitoringStack = DEFAULT_S
         asked_host = host is not None and host.lower() in question.lower()
         member = trouble_member(root, digest) or (host if root.service not in focus or asked_host else None)
     statement = _statement(told, ranking, category, member, pod=None if member else trouble_pod(root))
+    if member is not None:
+        # The member the answer is named for is shown with a series of its own, read in this run.
+        shown = {i for f in cited for i in f.evidence_ids}
+        own = [a for a in member_series(root, member)[:1] if a.evidence_id not in shown]
+        cited += [say.anomaly_finding(a) for a in own]
     confidence = min(0.9, 0.4 + 0.1 * len({i for f in cited for i in f.evidence_ids}))
     cited += [f for f in aside if f.evidence_ids]
     name = member or root.service
@@ -274,7 +279,12 @@ def _statement(
     if root.alerts and not (root.anomalies or root.errors or root.held_by_sql or root.changes):
         parts.append("its cause is not established beyond the alert")
     if root.blamed_by:
-        parts.append("errors in " + ", ".join(sorted(root.blamed_by)) + f" name {root.service} upstream")
+        named = "errors in " + ", ".join(sorted(root.blamed_by)) + f" name {root.service} upstream"
+        # Known only by its callers' lines (a third party): their strongest says what it does to them.
+        if signals:
+            parts.append(named)
+        else:
+            parts[0] = f"{parts[0]}: {named}: {callers_phrase(root)}"
     if root.relayed_by:
         callers = ", ".join(sorted(root.relayed_by))
         parts.append(f"errors in {callers} fail at their upstream the same way")

@@ -27,7 +27,9 @@ _HOST = re.compile(
 # A call that failed on the far side, in a client's or its library's words.
 _FAILED_CALL = re.compile(
     r"time[sd]?[ _-]?out|timed out|refused|reset by peer|unreachable|no route to host|unavailable|"
-    r"\b5\d\d\b|bad gateway|broken pipe|remote end closed|connection (?:aborted|closed|error)",
+    r"\b5\d\d\b|bad gateway|broken pipe|remote end closed|connection (?:aborted|closed|error)|"
+    # The far side refusing more work from its caller: its quota is what limits the caller now.
+    r"\b429\b|too many requests|rate[ _-]?limit(?:ed|ing)?\b|quota exceeded",
     re.IGNORECASE,
 )
 _TOP_LEVEL = re.compile(r"\.[a-z]{2,24}$")  # a domain ends in letters: not an address or a version
@@ -85,3 +87,17 @@ def _generated_from(label: str, names: set[str]) -> bool:
     """Whether a host's first label is a known system's name with a generated tail (a serverless
     service's URL `ledger-writer-5nq3zq7xja-ew.a.run.app`, a pod's `api-7f9c4-x2k4q`): that system."""
     return any(label.startswith(f"{name}-") and re.search(r"\d", label[len(name) + 1 :]) for name in names)
+
+
+# Labels of a host that say where on a vendor's site a call goes, not whose site it is.
+_ROLE_LABELS = frozenset({"api", "apis", "www", "app", "web", "gateway", "rest", "edge", "cdn"})
+
+
+def vendor_name(host: str, patterns: Iterable[LogPattern]) -> str:
+    """The name a third party goes by: the one label of its host (`sendgrid` of `api.sendgrid.com`)
+    that its callers' lines also say as a word of their own ("sendgrid: POST ...", "sendgrid rate
+    limit exhausted"), else its whole host."""
+    labels = [label for label in host.split(".")[:-1] if len(label) >= 4 and label not in _ROLE_LABELS]
+    said = " ".join(p.example.lower().replace(host, " ") for p in patterns if host in p.example.lower())
+    words = [label for label in labels if re.search(rf"(?<![\w.-]){re.escape(label)}(?![\w.-])", said)]
+    return words[0] if len(words) == 1 else host

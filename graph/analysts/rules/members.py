@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from graph.analysts.rules.addresses import EVERY_MACHINE, is_address
 from graph.analysts.rules.machines import software_named, without_port
 from graph.analysts.rules.suspect import Suspect
-from tools.facts import Digest
+from tools.facts import Digest, MetricAnomaly
 from tools.identity import DEFAULT_IDENTITY
 
 # Labels that name one member of a system (the node, broker or host it runs as), best first.
@@ -129,6 +129,11 @@ def _member_key(labels: Mapping[str, str]) -> str | None:
 def _probed(labels: Mapping[str, str]) -> bool:
     """Whether a label set is a synthetic check's (a `url` it probes): its `host` is the checker's."""
     return any(str(v).startswith(("http://", "https://")) for v in labels.values())
+
+
+def member_series(root: Suspect, member: str) -> list[MetricAnomaly]:
+    """`root`'s moving series about `member`, the strongest first."""
+    return sorted((a for a in root.anomalies if _series_member(a.labels) == member), key=lambda a: -a.score)
 
 
 def _series_member(labels: Mapping[str, str]) -> str | None:

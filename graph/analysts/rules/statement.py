@@ -48,6 +48,14 @@ def signal_phrases(root: Suspect, changes: Sequence[LogPattern], category: str |
     return (phrases + metrics[1:])[:MAX_SIGNALS]
 
 
+def callers_phrase(root: Suspect) -> str:
+    """What a system known only by its callers' lines does to them: their strongest line about it."""
+    top = max(root.blamed_by.values(), key=lambda p: p.count)
+    level = (top.level or "log").upper()
+    lines = f'{top.count} {level} lines like "{_short(top.example)}"{say.reason_of(top)}'
+    return f"{lines} since {top.first_seen}"
+
+
 def _telling(errors: Sequence[LogPattern], category: str | None) -> LogPattern:
     """The error pattern that says what the tag says (two "OutOfMemoryError" lines beside a hundred
     pool warnings, for a memory tag), else the most frequent."""

@@ -14,7 +14,7 @@ from datetime import datetime
 from graph.analysts.rules.addresses import address_owners, names_address
 from graph.analysts.rules.background import background, client_mistakes
 from graph.analysts.rules.dependencies import link_dependencies, mentions
-from graph.analysts.rules.external import external_hosts
+from graph.analysts.rules.external import external_hosts, vendor_name
 from graph.analysts.rules.joins import (
     blame_job_members,
     join_aliases,
@@ -302,7 +302,8 @@ def _profile(
     # A third party its callers' failing calls name by host is a system of its own (`external`).
     scraped = {m for labels, _ in labelled if (m := machine_of(labels))}
     for host in external_hosts(digest.log_patterns, [*suspects, *aliases, *scraped]):
-        suspects.setdefault(host, Suspect(host, external=True))
+        name = vendor_name(host, digest.log_patterns)
+        suspects.setdefault(name, Suspect(name, external=True))
     link_dependencies(suspects, aliases, deployments)
     unblame_probed_sites(suspects)
     blame_job_members(suspects)

@@ -24,7 +24,7 @@ from graph.analysts.rules.suspect import Ranking, Suspect, troubling
 from graph.analysts.rules.vocabulary import ERROR_LEVELS
 from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
-from tools.identity import DEFAULT_IDENTITY
+from tools.identity import DEFAULT_IDENTITY, workload_of_pod
 
 
 def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
@@ -69,6 +69,37 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     # own time.
     root.onset = _began(root)
     return Ranking([root, *linked], [], root.onset, unrelated)
+
+
+def furthest_cause_first(ranking: Ranking, digest: Digest) -> Ranking:
+    """The ranking with the furthest link a loudest backlog's evidence leads to put first, when that
+    link is in trouble in the incident too: a queue's backlog whose consumer's calls fail at a third
+    party that refuses them is that third party's doing, though the backlog fires the alert."""
+    if not ranking.ranked or ranking.ranked[0].errors or not _queues(ranking.ranked[0]):
+        return ranking  # only a backlog is sure to be a symptom: a system failing itself ranks on
+    top = ranking.ranked[0]
+    everyone = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
+    depth = _causes(top, everyone, digest)
+    # A backlog the chain's failing consumer explains (the broker's copy of the same queue) is no
+    # cause of it, however early its series moved.
+    depth = {
+        name: d
+        for name, d in depth.items()
+        if name == top.service or not _backlog_explained(everyone[name], top, depth, everyone, digest)
+    }
+    root = _furthest(depth, everyone)
+    if root is top or not any(s is root for s in ranking.ranked):
+        return ranking
+    return replace(ranking, ranked=[root, *(s for s in ranking.ranked if s is not root)])
+
+
+def _backlog_explained(
+    suspect: Suspect, top: Suspect, depth: dict[str, int], everyone: dict[str, Suspect], digest: Digest
+) -> bool:
+    """Whether `suspect` is a backlog the chain already explains: the same queue as `top`'s with no
+    errors of its own (the broker's copy of a worker queue), or one whose failing consumer is in it."""
+    same_queue = not suspect.errors and bool(_queues(top) & _queues(suspect))
+    return same_queue or bool(_failing_consumers(suspect, everyone, digest) & depth.keys())
 
 
 def changed_caller_first(ranking: Ranking, digest: Digest) -> Ranking:
@@ -232,11 +263,16 @@ def _failing_consumers(suspect: Suspect, everyone: dict[str, Suspect], digest: D
     its consumer fails (its lines may come later, as its retries give up), so the consumer is
     upstream of it. A database's failing clients are its effects, not its causes: only queues and
     topics are read so; a broker that fails itself is not a backlog."""
-    marks = {_spaced(v) for labels in suspect.label_sets() for k, v in labels.items() if k in _CONSUMED}
+    marks = _queues(suspect)
+    # The workers a queue's exporter names as its consumers (`hostname="celery@notify-worker-2"`).
+    workers = {w for labels in suspect.label_sets() for v in labels.values() if (w := _worker(v))}
     found: set[str] = set()
     for name, other in everyone.items():
         failing = any(p.count >= 3 for p in other.errors)
         if name == suspect.service or not marks or suspect.errors or not failing:
+            continue
+        if any(w == name or workload_of_pod(w) == name for w in workers):
+            found.add(name)
             continue
         said = [f"{p.template} {p.example}" for p in digest.log_patterns if p.service == name]
         said += [a.metric for a in digest.anomalies if a.service == name]
@@ -247,6 +283,18 @@ def _failing_consumers(suspect: Suspect, everyone: dict[str, Suspect], digest: D
 
 
 _CONSUMED = frozenset({"queue", "queue_name", "topic", "topic_name", "stream", "stream_name"})
+_AT_HOST = re.compile(r"^[\w.-]+@(?P<host>[a-z0-9][a-z0-9.-]*)$")  # a worker process at its host
+
+
+def _queues(suspect: Suspect) -> set[str]:
+    """The queues and topics `suspect`'s series and alerts are about."""
+    return {_spaced(v) for labels in suspect.label_sets() for k, v in labels.items() if k in _CONSUMED}
+
+
+def _worker(value: str) -> str | None:
+    """The host of a worker process's name (`celery@notify-worker-2` -> `notify-worker-2`)."""
+    match = _AT_HOST.match(value)
+    return match.group("host") if match else None
 
 
 def _spaced(text: str) -> str:
