@@ -248,13 +248,27 @@ class LogQuery:
         return self.contains is None or self.contains in line.message
 
 
-def status_pattern(status_class: StatusClass) -> str:
+def status_pattern(status_class: StatusClass, *, received: bool = True) -> str:
     """A regular expression (RE2 and Python alike) for a line that records a status of the class (or
     that one status): a combined access log's `" 503 ` after the request, or a structured
     `status=503` / `"status":503` / Traefik's `"DownstreamStatus":504`, or a W3C log's (IIS's default
-    fields) status before its last three numbers (`sc-substatus sc-win32-status time-taken`)."""
+    fields) status before its last three numbers (`sc-substatus sc-win32-status time-taken`); with
+    `received`, also a client's record of the answer it got: the status with its standard reason
+    phrase (`-> 429 Too Many Requests`, `503 Service Unavailable`) or after the protocol (`HTTP/1.1 502`)."""
     code = status_class if status_class[1:] != "xx" else f"{status_class[0]}[0-9][0-9]"
-    return rf'(?:" |(?i:status)(?:_code)?"?\s*[:=]\s*"?){code}\b| {code} [0-9]+ [0-9]+ [0-9]+\s*$'
+    served = rf'(?:" |(?i:status)(?:_code)?"?\s*[:=]\s*"?){code}\b| {code} [0-9]+ [0-9]+ [0-9]+\s*$'
+    if not received:
+        return served
+    return rf"{served}|\b{code} (?i:{_REASONS})\b|\bHTTP(?:/[0-9.]+)? {code}\b"
+
+
+# HTTP's standard reason phrases (RFC 9110), the words a client library prints after a status.
+_REASONS = (
+    "too many requests|service unavailable|not found|bad gateway|bad request|gateway time-?out|"
+    "internal server error|unauthorized|forbidden|conflict|request time-?out|payload too large|"
+    "unprocessable (?:entity|content)|not implemented|method not allowed|gone|precondition failed|"
+    "insufficient storage|request entity too large|unavailable for legal reasons|locked"
+)
 
 
 # --- one protocol per capability ---------------------------------------------------------------

@@ -15,7 +15,7 @@ BACKGROUND_SPAN = timedelta(minutes=45)
 BACKGROUND_GAP = timedelta(minutes=8)
 
 
-_CLIENT_STATUS = re.compile(status_pattern("4xx"))
+_CLIENT_STATUS = re.compile(status_pattern("4xx", received=False))  # a tier's records of what it served
 
 
 def client_mistakes(pattern: LogPattern) -> bool:

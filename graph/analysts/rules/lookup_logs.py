@@ -28,7 +28,9 @@ COUNT_LINES = re.compile(
 )
 # "5xx", or one status: "504s", "the 502 errors", "status 503", "HTTP 429".
 _STATUS_CLASS = re.compile(
-    r"(?:\b([45])xx\b|\b([45][0-9][0-9])s\b|\b(?:status|http|code)\s+([45][0-9][0-9])\b|\b([45][0-9][0-9])(?=\s+(?:errors?|responses?)\b))"
+    r"(?:\b([45])xx\b|\b([45][0-9][0-9])s\b|\b(?:status|http|code)\s+([45][0-9][0-9])\b|\b([45][0-9][0-9])(?=\s+(?:errors?|responses?)\b)"
+    # "the last 5 lines with 429": a status the lines record, not a count or a duration.
+    r"|\blines?\s+(?:with|containing|showing)\s+([45][0-9][0-9])\b(?!\s*(?:ms|s|seconds?|%|lines?)\b))"
     r"(?:\s+(?:errors?|responses?|statuses))?",
     re.IGNORECASE,
 )

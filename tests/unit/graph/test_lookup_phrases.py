@@ -51,6 +51,12 @@ ASKED: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
         ("contains",),
     ),
     (
+        "Show the last 5 lines with 429 from notify-worker.",  # a status the lines record
+        "query_logs",
+        {"status_class": "429", "limit": 5, "service": "notify-worker"},
+        ("contains",),
+    ),
+    (
         "How many times has the premium-calc container in pod premium-calc-7c9d5f6b8-kx2lp restarted?",
         "query_promql_instant",
         {"promql": '{__name__=~"(?i).*restart.*"}'},

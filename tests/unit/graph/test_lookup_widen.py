@@ -124,6 +124,21 @@ def test_the_last_round_reads_the_streams_whose_names_hold_the_questions_words()
     )
 
 
+def test_with_no_stream_of_the_name_the_last_round_reads_what_any_stream_says() -> None:
+    """A program's name (`mongod`, logging under its hosts' names) or a job's ("the backup job")
+    that no stream goes by: the lines of any stream saying what was asked for, else the name."""
+    streams = ("mongo-ord-01", "mongo-ord-02", "order-intake")
+    elections = _ref("query_logs", "EMPTY", service="mongod", contains="election", window_minutes=60)
+    asked = "show the election lines from the mongod logs"
+    last = _second_round(elections, round=LOOKUP_ROUNDS, question=asked, streams=streams)
+    assert last == [("query_logs", {"contains": "election", "window_minutes": 60})]
+    backup = _ref("query_logs", "EMPTY", service="backup", limit=10)
+    last = _second_round(
+        backup, round=LOOKUP_ROUNDS, question="the last 10 log lines from the backup job", streams=streams
+    )
+    assert last == [("query_logs", {"limit": 10, "contains": "backup"})]
+
+
 def test_alerts_asked_for_by_a_word_no_alert_is_about_are_all_listed_to_be_narrowed() -> None:
     assert _second_round(_ref("list_alerts", "EMPTY", service="rabbit")) == [("list_alerts", {})]
     assert _second_round(_ref("list_alerts", "EMPTY")) == []

@@ -123,6 +123,17 @@ def test_a_status_is_found_under_any_spelling_of_its_key() -> None:
     assert not exact.search("GET /docs/download.ashx id=504 443 - 10.3.9.1 - 200 0 0 12")
 
 
+def test_a_clients_record_of_the_status_it_got_is_found_too() -> None:
+    limited = re.compile(status_pattern("429"))
+    assert limited.search("sendgrid: POST https://api.sendgrid.com/v3/mail/send -> 429 Too Many Requests (")
+    assert limited.search("upstream answered HTTP/1.1 429") and limited.search("HTTP 429 from the partner")
+    assert not limited.search("request_id=429 Foo") and not limited.search("took 429 ms")
+    assert re.search(status_pattern("5xx"), "call failed: 503 Service Unavailable")
+    # What a tier served is another question: its own records only.
+    served = re.compile(status_pattern("4xx", received=False))
+    assert not served.search("-> 429 Too Many Requests") and served.search("status=404 path=/x")
+
+
 async def test_a_read_can_leave_out_one_services_own_lines(tmp_path: Path) -> None:
     """What other streams say, not one system's own chatter: `other_than` (both streams write "=")."""
     world = _world(tmp_path)
