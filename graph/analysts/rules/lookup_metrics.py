@@ -52,6 +52,13 @@ _HOW_MANY = re.compile(
     r"(?:has|have|had|are|is|were|was|does|do|did|on|in|for|of|at)\b",
     re.IGNORECASE,
 )
+# "How many report-builder jobs are active?": a named workload's objects counted in a state; the metric
+# names the kind and the state (`kube_job_status_active`), the name is a label of its series.
+_HOW_MANY_NAMED = re.compile(
+    r"^how\s+many\s+(?P<name>[a-z][\w.]*[-_\d][\w.-]*)\s+(?P<kind>[a-z]{3,}?)s?\s+(?:are|is|were)\s+"
+    r"(?:currently\s+|still\s+)?(?P<state>active|running|pending|ready|available|scheduled|succeeded|completed)\b",
+    re.IGNORECASE,
+)
 # What "how many times" counts: the verb the question ends on ("... restarted?", "... crashed?").
 _TIMES_DONE = re.compile(r"\b([a-z]{3,}?)(?:ed|d)\s*\??\s*$", re.IGNORECASE)
 _PER_SECOND = re.compile(r"\b(?:per|a|each)\s+(?:second|sec)\b|/s\b", re.IGNORECASE)
@@ -153,8 +160,10 @@ def value_in_words(text: str) -> str | None:
 def count_in_words(text: str) -> str | None:
     """Every metric whose name holds the noun a "how many" question counts, for a named system; None
     for log lines (a log lookup) and for a symptom told beside it (a diagnosis)."""
-    match = _HOW_MANY.match(text)
     logs = LOGS.search(text) and not QUEUED.search(text)
+    if (named := _HOW_MANY_NAMED.match(text)) is not None and not logs:
+        return words_query([named.group("kind").lower(), named.group("state").lower()])
+    match = _HOW_MANY.match(text)
     if match is None or logs or _SYMPTOM.search(text) or not _NAME_LIKE.search(text):
         return None
     said = match.group("words")

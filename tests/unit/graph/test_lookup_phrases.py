@@ -57,6 +57,12 @@ ASKED: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
         ("contains",),
     ),
     (
+        "How many report-builder jobs are active right now?",  # the kind and its state name the metric
+        "query_promql_instant",
+        {"promql": '{__name__=~"(?i).*(job.*active|active.*job).*"}'},
+        (),
+    ),
+    (
         "How many times has the premium-calc container in pod premium-calc-7c9d5f6b8-kx2lp restarted?",
         "query_promql_instant",
         {"promql": '{__name__=~"(?i).*restart.*"}'},
