@@ -26,9 +26,14 @@ _RELAYED = re.compile(
 # A call to a database failing, in a client's or driver's words; a system speaking of itself as one.
 # A client's words for its database calls, its drivers' names among them (`pgx: query ...`, `pq: ...`).
 _DATABASE_CALL = re.compile(
-    r"\b(?:database|\w*sql\w*|jdbc|r2dbc|db\w*command|dbcontext|pgx|pq|psycopg\w*|asyncpg)\b", re.IGNORECASE
+    r"\b(?:database|\w*sql\w*|jdbc|r2dbc|db\w*command|dbcontext|pgx|pq|psycopg\w*|asyncpg|"
+    # A JVM's pool of database connections and its persistence layer ("HikariPool-1 - Connection is not
+    # available", "Could not open JPA EntityManager for transaction").
+    r"hikari\w*|jpa|entitymanager\w*)\b",
+    re.IGNORECASE,
 )
-_DATABASE_SELF = re.compile(r"\b(?:\w*sql|database|db|pg)\b")
+# A database's own words: its product in a metric or a stream's name (a server daemon's trailing `d`).
+_DATABASE_SELF = re.compile(r"\b(?:\w*sql\w?|database|db|pg)\b")
 
 
 def link_relayed(involved: Sequence[Suspect]) -> None:
@@ -189,13 +194,16 @@ def link_database_callers(involved: Sequence[Suspect]) -> None:
     and began before the caller's errors did."""
     # A machine known by its host telemetry speaks of a database by its name too (`pg-tally-01`), and
     # a server whose lock queue is its only signal by its own name (`ledger-pg`).
+    # A machine's lines name the server that wrote them (a database daemon's stream from the machine's host).
+    waiting = {s.service for s in involved if _lock_waits(s)}
     databases = [
         s
         for s in involved
-        if (s.alerts or s.anomalies or _lock_waits(s))
+        if (s.alerts or s.anomalies or s.service in waiting)
         and not relays(s)
         and _DATABASE_SELF.search(
-            readable(f"{own_words(s)} {software_host(s) or ''} {s.service if _lock_waits(s) else ''}")
+            readable(f"{own_words(s)} {software_host(s) or ''} {s.service if s.service in waiting else ''} ")
+            + " ".join(sorted({p.service.lower() for p in s.errors if p.service and p.service != s.service}))
         )
     ]
     for caller in involved:

@@ -52,7 +52,7 @@ _HOW_MANY = re.compile(
     r"(?:has|have|had|are|is|were|was|does|do|did|on|in|for|of|at)\b",
     re.IGNORECASE,
 )
-# "How many report-builder jobs are active?": a named workload's objects counted in a state; the metric
+# "How many nightly-export jobs are active?": a named workload's objects counted in a state; the metric
 # names the kind and the state (`kube_job_status_active`), the name is a label of its series.
 _HOW_MANY_NAMED = re.compile(
     r"^how\s+many\s+(?P<name>[a-z][\w.]*[-_\d][\w.-]*)\s+(?P<kind>[a-z]{3,}?)s?\s+(?:are|is|were)\s+"

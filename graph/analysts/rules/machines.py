@@ -66,8 +66,10 @@ def machine_jobs(digest: Digest) -> set[str]:
             alertnames.setdefault(job, []).append(alertname)
     streams = [p.service.lower() for p in digest.log_patterns if p.service]
     # One machine is enough when a stream is named for it (a broker's `kafka-2` lines beside
-    # `job=node instance=kafka-2.x.lan:9100` disk alerts): that machine is a system we know.
+    # `job=node instance=kafka-2.x.lan:9100` disk alerts) or a stream's lines came from it (a
+    # database server's lines with `host=db-7`): that machine is a system we know.
     named = {stream.split(".", 1)[0] for stream in streams}
+    named |= {p.host.lower().split(".", 1)[0] for p in digest.log_patterns if p.host}
     return {
         job
         for job, seen in hosts.items()

@@ -41,7 +41,9 @@ def signal_phrases(root: Suspect, changes: Sequence[LogPattern], category: str |
         if top.origin:
             phrases.append(f'{top.origin} failing ("{_short(top.example)}") since {top.first_seen}')
         else:
-            lines = f'{top.count} {level} lines like "{_short(top.example)}"{say.reason_of(top)}'
+            # A machine's lines written by a program of its own (its job runner, its database server).
+            of = f" of {top.service}" if top.service and top.service != root.service else ""
+            lines = f'{top.count} {level} lines{of} like "{_short(top.example)}"{say.reason_of(top)}'
             phrases.append(f"{lines} since {top.first_seen}")
     for summary in root.held_by_sql[:1]:
         phrases.append(f"{summary.datasource} shows " + "; ".join(summary.highlights[:2]))
