@@ -174,6 +174,13 @@ def logs(text: str) -> LookupAsk | None:
     if status is not None:
         args["status_class"] = status
     calls = []
+    if level and phrase and QUOTED.search(text):
+        # "the last 5 'slow fdatasync' warnings": the lines at that level saying the quoted phrase. An
+        # unquoted code ("the TOO_MANY_PARTS errors") may be spelt otherwise in a client's lines: both reads.
+        both = PlannedCall(
+            tool="query_logs", args={**args, "level": level, "contains": phrase}, purpose="lookup"
+        )
+        return LookupAsk("logs", (both,), services=(service,) if service else ())
     if level:
         calls.append(PlannedCall(tool="query_logs", args={**args, "level": level}, purpose="lookup"))
     if contains := phrase or exact:

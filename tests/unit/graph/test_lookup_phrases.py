@@ -57,6 +57,12 @@ ASKED: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
         ("contains",),
     ),
     (
+        "Show the last 5 'slow fdatasync' warnings from etcd.",  # the quoted phrase at that level, at once
+        "query_logs",
+        {"contains": "slow fdatasync", "level": "warn", "limit": 5, "service": "etcd"},
+        (),
+    ),
+    (
         "How many report-builder jobs are active right now?",  # the kind and its state name the metric
         "query_promql_instant",
         {"promql": '{__name__=~"(?i).*(job.*active|active.*job).*"}'},
