@@ -220,6 +220,8 @@ class LogQuery:
     service: str | None = None
     level: str | None = None
     contains: str | None = None
+    # `contains` in any case ("election" keeps "Election succeeded" and `"c":"ELECTION"`).
+    any_case: bool = False
     native: str | None = None
     labels: Mapping[str, str] = field(default_factory=dict)
     oldest_first: bool = False
@@ -245,7 +247,11 @@ class LogQuery:
         status = self.status_class
         if status is not None and re.search(status_pattern(status), line.message) is None:
             return False
-        return self.contains is None or self.contains in line.message
+        if self.contains is None:
+            return True
+        if self.any_case:
+            return self.contains.lower() in line.message.lower()
+        return self.contains in line.message
 
 
 def status_pattern(status_class: StatusClass, *, received: bool = True) -> str:

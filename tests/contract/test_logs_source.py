@@ -197,6 +197,19 @@ async def test_contains_keeps_only_lines_with_the_text(source: LogsSource, world
     assert lines == [line for line in everything if TIMEOUT_PHRASE in line.message]
 
 
+async def test_contains_in_any_case_keeps_the_text_however_it_is_written(
+    source: LogsSource, world: World
+) -> None:
+    window = last(world, 90)
+    shouted = TIMEOUT_PHRASE.upper()
+    exact = await source.query_range(LogQuery(window=window, limit=1_000, contains=TIMEOUT_PHRASE))
+
+    any_case = await source.query_range(LogQuery(window=window, limit=1_000, contains=shouted, any_case=True))
+
+    assert any_case and any_case == exact
+    assert await source.query_range(LogQuery(window=window, limit=1_000, contains=shouted)) == []
+
+
 async def test_a_status_class_keeps_only_lines_recording_such_a_status(
     source: LogsSource, world: World
 ) -> None:

@@ -92,7 +92,9 @@ def to_logql(query: LogQuery) -> str:
         matchers.append(f'level=~"{_LEVEL_PATTERNS[query.level]}"')
     matchers += [f'{name}="{_escape(value)}"' for name, value in sorted(query.labels.items())]
     logql = "{" + ", ".join(matchers) + "}"
-    if query.contains:
+    if query.contains and query.any_case:
+        logql += f' |~ "{_escape("(?i)" + re.escape(query.contains))}"'
+    elif query.contains:
         logql += f' |= "{_escape(query.contains)}"'
     if query.status_class is not None:
         logql += f' |~ "{_escape(status_pattern(query.status_class))}"'

@@ -45,6 +45,7 @@ class CountLogsArgs(ToolArgs):
 
     service: Name | None = None
     contains: str | None = Field(default=None, min_length=1, max_length=200)
+    any_case: bool = Field(default=False, description="match `contains` in any case (Election, ELECTION)")
     level: Level | None = None
     labels: Annotated[dict[LabelName, Annotated[str, Field(max_length=256)]], Field(max_length=8)] = Field(
         default_factory=dict, description="other stream labels that must equal these values, e.g. namespace"
@@ -81,6 +82,7 @@ def _log_query(args: CountLogsArgs, window: TimeWindow, limit: int, native: str 
         service=args.service,
         level=args.level,
         contains=args.contains,
+        any_case=args.any_case,
         native=native,
         labels=dict(args.labels),
         status_class=args.status_class,

@@ -184,7 +184,14 @@ def logs(text: str) -> LookupAsk | None:
     if level:
         calls.append(PlannedCall(tool="query_logs", args={**args, "level": level}, purpose="lookup"))
     if contains := phrase or exact:
-        calls.append(PlannedCall(tool="query_logs", args={**args, "contains": contains}, purpose="lookup"))
+        # A phrase the question gives in lower case, unquoted ("the election lines"), in any case the
+        # log writes it ("Election succeeded", `"c":"ELECTION"`); a quoted or capitalised one as given.
+        spelled = (
+            {"any_case": True} if phrase and phrase == phrase.lower() and not QUOTED.search(text) else {}
+        )
+        calls.append(
+            PlannedCall(tool="query_logs", args={**args, "contains": contains, **spelled}, purpose="lookup")
+        )
     if not calls:
         calls.append(PlannedCall(tool="query_logs", args=args, purpose="lookup"))
     return LookupAsk("logs", tuple(calls), services=(service,) if service else ())

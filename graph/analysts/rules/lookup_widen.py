@@ -31,7 +31,7 @@ _PARTS = re.compile(r"[-_.:/]")
 _GENERIC_PARTS = frozenset(
     ["api", "app", "svc", "service", "server", "web", "worker", "prod", "dev", "log", "logs"]
 )
-_KEPT_LOG_ARGS = ("contains", "level", "limit", "window_minutes", "since", "status_class")
+_KEPT_LOG_ARGS = ("contains", "any_case", "level", "limit", "window_minutes", "since", "status_class")
 _EMPTY = "EMPTY"
 WIDER_ROUND = 2
 MAX_WORDS = 2

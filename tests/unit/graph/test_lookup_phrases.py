@@ -30,7 +30,7 @@ ASKED: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
         "Show the resolver query log lines with SERVFAIL from the last 10 minutes.",
         "query_logs",
         {"contains": "SERVFAIL", "window_minutes": 10},
-        (),
+        ("any_case",),  # written as the log writes it
     ),
     (
         "List the Argo CD sync operations for vellum-render-prod today.",
@@ -60,6 +60,12 @@ ASKED: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
         "Show the last 5 'slow fdatasync' warnings from etcd.",  # the quoted phrase at that level, at once
         "query_logs",
         {"contains": "slow fdatasync", "level": "warn", "limit": 5, "service": "etcd"},
+        ("any_case",),  # quoted: as given
+    ),
+    (
+        "Show the election lines from the mongod logs in the last hour.",  # "Election succeeded", ELECTION
+        "query_logs",
+        {"contains": "election", "any_case": True, "window_minutes": 60},
         (),
     ),
     (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -300,6 +301,9 @@ async def test_query_logs_asks_the_source_a_neutral_query() -> None:
     )
     severe = "(?i)err(or)?|fatal|crit(ical)?|panic|emerg(ency)?|alert|severe"  # error or worse
     assert to_logql(query) == f'{{service="pay", level=~"{severe}"}} |= "say \\"hi\\""'
+    # In any case: a case-blind regular expression of the text, its own special characters escaped.
+    blind = to_logql(replace(query, contains="a.b", any_case=True))
+    assert blind.endswith(r' |~ "(?i)a\\.b"')
     assert len(evidence.data["lines"]) == 2
     assert evidence.data["lines"][0]["message"] == "boom"
 
