@@ -68,6 +68,8 @@ _WITH_UPPER = re.compile(
 _KIND_OF_LINE = re.compile(
     r"\bthe\s+([A-Za-z][\w.-]*)\s+(?:lines|entries|events|messages)\b(?=\s+(?:from|of|in)\b)"
 )
+# "the kernel lines about the NFS server from web-3": what the lines are about, a word they carry.
+_ABOUT = re.compile(r"\b(?:lines|entries|events|messages)\s+about\s+(?:the\s+|an?\s+)?([A-Za-z][\w.:/-]*)")
 # Changes made to a system ("sync operations for x", "deploys of x", "rollouts to x"): the lines that
 # name it, in the deploy tool's stream as much as in its own.
 _CHANGES_ABOUT = re.compile(
@@ -184,11 +186,10 @@ def logs(text: str) -> LookupAsk | None:
     if level:
         calls.append(PlannedCall(tool="query_logs", args={**args, "level": level}, purpose="lookup"))
     if contains := phrase or exact:
-        # A phrase the question gives in lower case, unquoted ("the election lines"), in any case the
-        # log writes it ("Election succeeded", `"c":"ELECTION"`); a quoted or capitalised one as given.
-        spelled = (
-            {"any_case": True} if phrase and phrase == phrase.lower() and not QUOTED.search(text) else {}
-        )
+        # A phrase the question gives unquoted ("the election lines", "about the NFS server"), in any
+        # case the log writes it ("Election succeeded", `"c":"ELECTION"`, "nfs: server"); a quoted one
+        # as given.
+        spelled = {"any_case": True} if phrase and not QUOTED.search(text) else {}
         calls.append(
             PlannedCall(tool="query_logs", args={**args, "contains": contains, **spelled}, purpose="lookup")
         )
@@ -221,6 +222,8 @@ def _phrase_and_level(text: str) -> tuple[str | None, str | None, str | None]:
         phrase = token.group(0)  # "the 3 most recent TCP_DENIED entries": a code the lines carry
     if phrase is None and (upper := _WITH_UPPER.search(text)) is not None:
         phrase = upper.group(1)  # "the resolver's query lines with SERVFAIL": a word the lines carry
+    if phrase is None and (about := _ABOUT.search(text)) is not None and _a_kind(about.group(1)):
+        phrase = about.group(1)  # "the kernel lines about the NFS server": the lines saying NFS
     kind = _KIND_OF_LINE.search(text)
     if phrase is None and kind is not None and _a_kind(kind.group(1)):
         phrase = kind.group(1)  # "the node-left lines", "the panic lines from X": what the lines say

@@ -29,8 +29,8 @@ ASKED: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
     (
         "Show the resolver query log lines with SERVFAIL from the last 10 minutes.",
         "query_logs",
-        {"contains": "SERVFAIL", "window_minutes": 10},
-        ("any_case",),  # written as the log writes it
+        {"contains": "SERVFAIL", "window_minutes": 10, "any_case": True},
+        (),
     ),
     (
         "List the Argo CD sync operations for vellum-render-prod today.",
@@ -66,6 +66,12 @@ ASKED: list[tuple[str, str, dict[str, Any], tuple[str, ...]]] = [
         "Show the election lines from the mongod logs in the last hour.",  # "Election succeeded", ELECTION
         "query_logs",
         {"contains": "election", "any_case": True, "window_minutes": 60},
+        (),
+    ),
+    (
+        "Show the kernel lines about the NFS server from web-3.",  # what they are about: "nfs: server"
+        "query_logs",
+        {"contains": "NFS", "any_case": True},
         (),
     ),
     (
