@@ -208,6 +208,7 @@ def _upstream(suspect: Suspect, everyone: dict[str, Suspect], digest: Digest) ->
     if began is not None:
         named |= _restarted_just_before(suspect, began, everyone)
         named |= _machine_beneath(suspect, began, everyone)  # a broker whose host's disk filled first
+        named |= _noisy_neighbours(suspect, began, everyone)  # pods on its node took the CPU first
     for name in _callees(suspect.service, everyone, digest):
         other = _began(everyone[name])
         if began is not None and other is not None and other < began:
@@ -221,6 +222,43 @@ _KIND = re.compile(r"_?(?:name|names|id|arn|url)$", re.IGNORECASE)
 _KINDS = frozenset({"queue", "topic", "stream", "bucket", "table", "database"})
 STEP_SLACK = timedelta(minutes=2)
 RESTART_LEAD = timedelta(minutes=5)  # a restart this close before the onset, with no link, is its trigger
+
+
+# What co-located workloads compete for, in their series' names (a container's CPU seconds, its memory).
+_SHARED = re.compile(r"cpu|memory|io_|disk|network")
+
+
+def _noisy_neighbours(suspect: Suspect, began: datetime, everyone: dict[str, Suspect]) -> set[str]:
+    """Workloads on the node `suspect`'s series run on whose use of what `suspect` waits for (its
+    moving series' resource: CPU pressure, memory) rose before its trouble began: the neighbour
+    took the machine from under it."""
+    nodes = {node for labels in suspect.label_sets() if (node := _node_of(labels))}
+    wanted = {m.group(0) for a in suspect.anomalies if troubling(a) and (m := _SHARED.search(a.metric))}
+    if not nodes or not wanted:
+        return set()
+    found: set[str] = set()
+    for name, other in everyone.items():
+        moves = [
+            a
+            for a in other.anomalies
+            if a.labels.get("pod")
+            and _node_of(a.labels) in nodes
+            and troubling(a)
+            and (m := _SHARED.search(a.metric)) is not None
+            and m.group(0) in wanted
+            and (t := parse_instant(a.change_at)) is not None
+            and t < began
+        ]
+        if name != suspect.service and moves:
+            found.add(name)
+    return found
+
+
+def _node_of(labels: dict[str, str]) -> str | None:
+    """The node a pod's series was read on: its `node` label, else the node agent's address it was
+    scraped at (a container agent's `instance=10.42.3.17:10250`)."""
+    instance = labels.get("instance")
+    return labels.get("node") or (without_port(instance) if instance and labels.get("pod") else None)
 
 
 def _changed_clients(
