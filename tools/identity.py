@@ -335,13 +335,19 @@ def _named_deployment(labels: Mapping[str, object], job: str) -> Pair | None:
     return None
 
 
+def process_host(value: str) -> str | None:
+    """The host of a process named at it (`celery@notify-worker-2` -> `notify-worker-2`), else None."""
+    at = _AT_HOST.match(value)
+    return at.group("host") if at is not None else None
+
+
 def _vendor_short(value: str) -> str:
     """The system a vendor's naming value is about: `celery@marl-worker-6d8f95-h4kzt` -> `marl-worker`
     (the host, by its workload when it is a pod), `proj:ledger-db` -> `ledger-db` (the resource in
     a project path); `db1:5432` keeps its port, as an instance does, and `db-replica-1` its number
     (a vendor's resource names one instance)."""
-    if (at := _AT_HOST.match(value)) is not None:
-        return workload_of_pod(at.group("host")) or at.group("host")
+    if (host := process_host(value)) is not None:
+        return workload_of_pod(host) or host
     if (path := _RESOURCE_PATH.match(value)) is not None:
         return path.group("name")
     return value

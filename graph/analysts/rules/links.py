@@ -192,9 +192,9 @@ def link_database_callers(involved: Sequence[Suspect]) -> None:
     DbCommand", "SQLTimeoutException"), waits on the one database in the incident: the system whose
     own signals speak of a database (`azure_sql_dtu_consumption_percent`, `pg_` series)
     and began before the caller's errors did."""
-    # A machine known by its host telemetry speaks of a database by its name too (`pg-tally-01`), and
-    # a server whose lock queue is its only signal by its own name (`ledger-pg`).
-    # A machine's lines name the server that wrote them (a database daemon's stream from the machine's host).
+    # A machine known by its host telemetry speaks of a database by its name too (`pg-tally-01`), a
+    # server whose lock queue is its only signal by its own name (`ledger-pg`), and a machine's lines
+    # by the server that wrote them (a database daemon's stream from the machine's host).
     waiting = {s.service for s in involved if _lock_waits(s)}
     databases = [
         s

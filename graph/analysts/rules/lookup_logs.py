@@ -179,13 +179,10 @@ def logs(text: str) -> LookupAsk | None:
     if level and phrase and QUOTED.search(text):
         # "the last 5 'slow fdatasync' warnings": the lines at that level saying the quoted phrase. An
         # unquoted code ("the TOO_MANY_PARTS errors") may be spelt otherwise in a client's lines: both reads.
-        both = PlannedCall(
-            tool="query_logs", args={**args, "level": level, "contains": phrase}, purpose="lookup"
-        )
-        return LookupAsk("logs", (both,), services=(service,) if service else ())
-    if level:
+        args |= {"level": level, "contains": phrase}
+    elif level:
         calls.append(PlannedCall(tool="query_logs", args={**args, "level": level}, purpose="lookup"))
-    if contains := phrase or exact:
+    if "contains" not in args and (contains := phrase or exact):
         # A phrase the question gives unquoted ("the election lines", "about the NFS server"), in any
         # case the log writes it ("Election succeeded", `"c":"ELECTION"`, "nfs: server"); a quoted one
         # as given.

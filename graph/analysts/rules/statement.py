@@ -37,14 +37,12 @@ def signal_phrases(root: Suspect, changes: Sequence[LogPattern], category: str |
     phrases += metrics[:1]
     if root.errors:
         top = _telling(root.errors, category)
-        level = (top.level or "log").upper()
         if top.origin:
             phrases.append(f'{top.origin} failing ("{_short(top.example)}") since {top.first_seen}')
         else:
             # A machine's lines written by a program of its own (its job runner, its database server).
             of = f" of {top.service}" if top.service and top.service != root.service else ""
-            lines = f'{top.count} {level} lines{of} like "{_short(top.example)}"{say.reason_of(top)}'
-            phrases.append(f"{lines} since {top.first_seen}")
+            phrases.append(_lines_phrase(top, of))
     for summary in root.held_by_sql[:1]:
         phrases.append(f"{summary.datasource} shows " + "; ".join(summary.highlights[:2]))
     return (phrases + metrics[1:])[:MAX_SIGNALS]
@@ -52,10 +50,14 @@ def signal_phrases(root: Suspect, changes: Sequence[LogPattern], category: str |
 
 def callers_phrase(root: Suspect) -> str:
     """What a system known only by its callers' lines does to them: their strongest line about it."""
-    top = max(root.blamed_by.values(), key=lambda p: p.count)
-    level = (top.level or "log").upper()
-    lines = f'{top.count} {level} lines like "{_short(top.example)}"{say.reason_of(top)}'
-    return f"{lines} since {top.first_seen}"
+    return _lines_phrase(max(root.blamed_by.values(), key=lambda p: p.count))
+
+
+def _lines_phrase(pattern: LogPattern, of: str = "") -> str:
+    """`58 ERROR lines[ of x] like "..." since <first seen>`."""
+    level = (pattern.level or "log").upper()
+    lines = f'{pattern.count} {level} lines{of} like "{_short(pattern.example)}"{say.reason_of(pattern)}'
+    return f"{lines} since {pattern.first_seen}"
 
 
 def _telling(errors: Sequence[LogPattern], category: str | None) -> LogPattern:

@@ -11,7 +11,7 @@ blamed for S's alert. Which service a question is about is `rules.scope`'s.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
@@ -24,7 +24,7 @@ from graph.analysts.rules.suspect import Ranking, Suspect, troubling
 from graph.analysts.rules.vocabulary import ERROR_LEVELS
 from tools.digest.labels import parse_instant
 from tools.facts import Digest, LogPattern
-from tools.identity import DEFAULT_IDENTITY, workload_of_pod
+from tools.identity import DEFAULT_IDENTITY, process_host, workload_of_pod
 
 
 def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
@@ -52,9 +52,14 @@ def scope_ranking(ranking: Ranking, target: str, digest: Digest) -> Ranking:
     if beneath:
         deepest = max(depth.values())
         depth |= {name: deepest + 1 for name in beneath if name not in depth}
-    elif ranking.ranked and ranking.ranked[0].service in depth and not _beneath_chain(depth, everyone):
-        return ranking
     root = _furthest(depth, everyone)
+    if (
+        not beneath
+        and ranking.ranked
+        and ranking.ranked[0].service in depth
+        and not _beneath_chain(root, depth, everyone)
+    ):
+        return ranking
     if began is not None and (changed := _change_before(root, began)) is not None:
         # Its trouble began with the change that began the target's: the changes of that one push
         # (a sync, then the settings it reloaded a few seconds later) all count.
@@ -161,10 +166,9 @@ def _carrier(target: str, suspects: Iterable[Suspect]) -> Suspect | None:
     return carriers[0] if carriers else None
 
 
-def _beneath_chain(depth: dict[str, int], everyone: dict[str, Suspect]) -> bool:
-    """Whether the chain's furthest link is a machine under a system of it (a broker's host whose disk
+def _beneath_chain(furthest: Suspect, depth: dict[str, int], everyone: dict[str, Suspect]) -> bool:
+    """Whether the chain's `furthest` link is a machine under a system of it (a broker's host whose disk
     filled before the brokers failed): that machine, not the louder system above it, is the root."""
-    furthest = _furthest(depth, everyone)
     return any(
         furthest.service in _machine_beneath(everyone[name], began, everyone)
         for name in depth
@@ -254,7 +258,7 @@ def _noisy_neighbours(suspect: Suspect, began: datetime, everyone: dict[str, Sus
     return found
 
 
-def _node_of(labels: dict[str, str]) -> str | None:
+def _node_of(labels: Mapping[str, str]) -> str | None:
     """The node a pod's series was read on: its `node` label, else the node agent's address it was
     scraped at (a container agent's `instance=10.42.3.17:10250`)."""
     instance = labels.get("instance")
@@ -303,7 +307,7 @@ def _failing_consumers(suspect: Suspect, everyone: dict[str, Suspect], digest: D
     topics are read so; a broker that fails itself is not a backlog."""
     marks = _queues(suspect)
     # The workers a queue's exporter names as its consumers (`hostname="celery@notify-worker-2"`).
-    workers = {w for labels in suspect.label_sets() for v in labels.values() if (w := _worker(v))}
+    workers = {w for labels in suspect.label_sets() for v in labels.values() if (w := process_host(v))}
     found: set[str] = set()
     for name, other in everyone.items():
         failing = any(p.count >= 3 for p in other.errors)
@@ -321,18 +325,11 @@ def _failing_consumers(suspect: Suspect, everyone: dict[str, Suspect], digest: D
 
 
 _CONSUMED = frozenset({"queue", "queue_name", "topic", "topic_name", "stream", "stream_name"})
-_AT_HOST = re.compile(r"^[\w.-]+@(?P<host>[a-z0-9][a-z0-9.-]*)$")  # a worker process at its host
 
 
 def _queues(suspect: Suspect) -> set[str]:
     """The queues and topics `suspect`'s series and alerts are about."""
     return {_spaced(v) for labels in suspect.label_sets() for k, v in labels.items() if k in _CONSUMED}
-
-
-def _worker(value: str) -> str | None:
-    """The host of a worker process's name (`celery@notify-worker-2` -> `notify-worker-2`)."""
-    match = _AT_HOST.match(value)
-    return match.group("host") if match else None
 
 
 def _spaced(text: str) -> str:
