@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from tools.digest.cadence import at_scrape_spacing
 from tools.digest.counters import (
     cumulative_increase,
     increase_metric,
@@ -68,7 +69,7 @@ def read_series(
             continue  # discovery results carry no samples
         labels = {str(k): str(v) for k, v in (raw.get("labels") or {}).items()}
         metric = str(raw.get("metric") or labels.get("__name__") or "")
-        times, values = _samples(raw.get("samples") or [], now=now)
+        times, values = at_scrape_spacing(*_samples(raw.get("samples") or [], now=now))
         silent = None if metric.startswith("ALERTS") else _silent(times, values, now=now, limits=limits)
         readings.append(
             _Reading(

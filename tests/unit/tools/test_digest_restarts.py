@@ -102,14 +102,12 @@ def test_a_level_that_falls_to_nothing_is_no_restart() -> None:
     assert anomaly.event is None
 
 
-def test_a_count_sampled_in_stairs_that_falls_to_zero_is_a_restart_not_a_level_drop() -> None:
-    # Scraped every 60 s, read every 15 s: most steps are flat, so it is not read as a counter; its
-    # fall to zero is the process starting again, not a level that moved.
+def test_a_count_sampled_in_stairs_that_falls_to_zero_is_no_level_drop() -> None:
+    # Scraped every 60 s, read every 15 s: read at the scrape's spacing it is a counter whose rate held
+    # through its process's restart; its fall to zero is the restart, not a level that moved.
     times = _grid(15)
     values = _scraped(times, 60, lambda t: (t - RESTART) * 40 if t >= RESTART else 3.3e9 + (t - END) * 40)
-    (anomaly,) = _digest("msgs_in", times, values)
-    assert anomaly.event == "restart" and anomaly.direction == "down"
-    assert anomaly.baseline > 3e9
+    assert all(a.event == "restart" for a in _digest("msgs_in", times, values))
 
 
 def test_a_move_the_series_came_back_from_is_over_and_says_when() -> None:
