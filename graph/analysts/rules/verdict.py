@@ -93,8 +93,12 @@ def recovered(suspect: Suspect, now: datetime | None) -> bool:
 
 def troubled(suspect: Suspect) -> bool:
     """Whether `suspect` shows trouble of its own or from its callers: an alert, error lines, a
-    blocking session or a troubling move; changes, restarts and good news alone are none."""
-    moving = any(troubling(a) and a.event not in ("restart", "moved") for a in suspect.anomalies)
+    blocking session or a troubling move; changes, restarts, good news and a system less busy (its
+    load fell when a nightly job ended) alone are none."""
+    moving = any(
+        troubling(a) and a.event not in ("restart", "moved") and not load_move(a.metric, a.direction)
+        for a in suspect.anomalies
+    )
     callers = suspect.blamed_by or suspect.relayed_by
     return bool(suspect.alerts or suspect.errors or suspect.held_by_sql or callers or moving)
 

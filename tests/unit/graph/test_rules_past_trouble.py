@@ -72,3 +72,17 @@ def test_asked_what_caused_trouble_that_has_ended_its_cause_is_named_and_nothing
         assert draft.summary.endswith("It is over: nothing is abnormal now."), asked
     now = diagnose_digest(_request(digest, ANSWERED, "is ingest ok now?"))
     assert now.verdict == "healthy" and now.root_cause is None
+
+
+def test_a_host_whose_load_fell_when_its_nightly_job_ended_is_no_incident() -> None:
+    """A database host's run queue fell from 6.9 to 0.8 when the night's report job finished: a system
+    less busy is no trouble of its own, so "is something wrong right now?" gets no cause. The same host's
+    load rising tenfold is trouble."""
+    fell = replace(_moved("node_load1", "down", 6.92, 0.76), service="pg-ledger-01", labels={"job": "node"})
+    for metric in ("node_load1", "system_load_1", "load_avg_5m"):
+        digest = Digest(anomalies=[replace(fell, metric=metric)])
+        draft = diagnose_digest(_request(digest, ANSWERED, "is something wrong with the database right now?"))
+        assert draft.root_cause is None and draft.verdict == "healthy", metric
+    rose = replace(fell, direction="up", baseline=0.76, recent=6.92, peak=6.92, ratio=9.1)
+    draft = diagnose_digest(_request(Digest(anomalies=[rose]), ANSWERED, "is something wrong right now?"))
+    assert draft.root_cause is not None and draft.root_cause.service == "pg-ledger-01"
