@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from graph.analysts.rules.addresses import EVERY_MACHINE
+from graph.analysts.rules.addresses import EVERY_MACHINE, is_address
 from graph.analysts.rules.dependencies import mentions
 from graph.analysts.rules.suspect import resource_name
 from graph.analysts.rules.vocabulary import ERROR_LEVELS, WARN_LEVELS
@@ -24,12 +24,16 @@ def hosts_named_by_errors(digest: Digest) -> set[str]:
     """Hosts of the firing alerts' instances that a system's own log line of error or warning level
     names (not a failed scrape's words, which name their target by construction; never the loopback,
     which every exporter of a one-machine setup shares)."""
-    # A probe's URL (`https://api.example/healthz`) is no host:port: its scheme names nothing.
+    # A probe's URL (`https://api.example/healthz`) is no host:port: its scheme names nothing. A pod's
+    # address (an alert on `pod=x-6d8f instance=10.44.3.21:8081`) is no machine: a proxy's "upstream
+    # 10.44.3.21:8080 timed out" names the pod's workload, as the address's owner.
     hosts = {
-        value.rsplit(":", 1)[0]
+        host
         for group in digest.alert_groups
         for key in ("instance", "host")
         if (value := group.labels.get(key)) and "://" not in value
+        for host in [value.rsplit(":", 1)[0]]
+        if not (group.labels.get("pod") and is_address(host))
     } - EVERY_MACHINE
     texts = [
         f"{p.template} {p.example}".lower()

@@ -250,7 +250,7 @@ _THROUGHPUT = re.compile(
 _WENT_WRONG = re.compile(r"error|fail|drop|reject|retr|timeout|dead|throttl|5xx", re.IGNORECASE)
 
 
-# The run queue counts as busy too (`node_load1`, `system_load_1`, `load_avg`), not a download's load.
+# The run queue counts as busy too (a host's one-minute load, a load average), not a download's load.
 _BUSY = re.compile(r"cpu|busy|utili[sz]ation|usage|(?:^|[_.(])load_?(?:\d|avg|average|norm)", re.IGNORECASE)
 
 
