@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping
 from graph.analysts.rules.addresses import address_owners, names_address
 from graph.analysts.rules.aliases import names_host
 from graph.analysts.rules.machines import software_named
+from graph.analysts.rules.resolvers import named_as_looked_up
 from graph.analysts.rules.suspect import Suspect
 from graph.analysts.rules.vocabulary import own_credentials_refused
 from tools.digest.labels import name_pattern
@@ -90,6 +91,8 @@ def link_dependencies(
             for name, other, named in hits:
                 if _named_as_fallback(text, name) or _named_as_fallback(text, other):
                     continue  # "fell back to X": X answered in its place, it is not what failed
+                if named_as_looked_up(text, name) or named_as_looked_up(text, other):
+                    continue  # "lookup X on ...: server misbehaving": the resolver failed, X unreached
                 if refused or _named_as_waiter(text, name) or _named_as_client(text, name):
                     # A server's report names who waits on it ("blocked process report: blocked
                     # spid 417 (quote-svc, ...)"): that caller is the victim, the server upstream

@@ -61,6 +61,7 @@ from graph.analysts.rules.owners import (
 )
 from graph.analysts.rules.products import link_product_errors
 from graph.analysts.rules.quoted import link_quoted_errors
+from graph.analysts.rules.resolvers import blame_resolvers
 from graph.analysts.rules.scoring import (
     CHANGE_LEAD,
     rank_upstream_over_victims,
@@ -305,6 +306,7 @@ def _profile(
         name = vendor_name(host, digest.log_patterns)
         suspects.setdefault(name, Suspect(name, external=True))
     link_dependencies(suspects, aliases, deployments)
+    blame_resolvers(suspects)
     unblame_probed_sites(suspects)
     blame_job_members(suspects)
     name_addresses(suspects)

@@ -218,7 +218,9 @@ CONFIG_CHANGE = re.compile(
     r"\b(?:config ?maps?|configuration|config|settings?|feature flags?|flags?|toggles?|parameters?|"
     r"env(?:ironment)? var\w*|capacity|throughput|quotas?|limits?)\b|" + rf"(?:{_RELOAD}|{_CONFIG_FILE})\b|"
     r"(?-i:[a-z](?:Capacity|Throughput|Configuration|Parameters|Settings|Quota|Limit)\w*)"
-    r"|^\+\s*[a-z][\w.]*_[\w.]*\s*[=:]",  # a setting's new value in a configuration agent's diff
+    r"|^\+\s*[a-z][\w.]*_[\w.]*\s*[=:]"  # a setting's new value in a configuration agent's diff
+    # A configuration manager's run: it applies configuration, it ships no release.
+    r"|\bstate\.(?:apply|highstate)\b|\bhighstate\b|\bapplied catalog\b|\bchef-client\b|\bansible-playbook\b",
     re.IGNORECASE,
 )
 # Metric names whose rise means trouble (a traffic rise alone is not an incident). Storage words

@@ -365,3 +365,18 @@ def test_slow_queries_in_an_alerts_plural_and_a_slow_logs_entries_outweigh_one_r
         "[Warning] IP address '10.88.7.96' could not be resolved: Name or service not known",
     ]
     assert categorize("\n".join(said), changed=False) == "slow_query"
+
+
+def test_a_configuration_managers_run_just_before_the_trouble_is_a_configuration_change() -> None:
+    """A Salt state run, a Puppet catalog, a Chef or Ansible run apply configuration and ship no release:
+    SERVFAIL lines after one are a configuration error; after an image rollout they keep their own kind."""
+    symptom = "resolver[757]: [757:0] error: SERVFAIL <orders.internal. A IN>"
+    for run in (
+        "[salt.master][INFO] Published command details {'fun': 'state.apply', 'arg': ['edge.forwarders']}",
+        "Notice: Applied catalog in 12.41 seconds",
+        "Starting Chef Infra Client, version 18.2.7 (chef-client run)",
+        "ansible-playbook site.yml --limit edge-b",
+    ):
+        assert categorize(symptom, changed=True, change_text=run) == "configuration_error", run
+    rollout = "deployment.apps/resolver image updated to registry.local/resolver:2.4.1"
+    assert categorize(symptom, changed=True, change_text=rollout) == "dns"
