@@ -28,12 +28,12 @@ def hosts_named_by_errors(digest: Digest) -> set[str]:
     # address (an alert on `pod=x-6d8f instance=10.44.3.21:8081`) is no machine: a proxy's "upstream
     # 10.44.3.21:8080 timed out" names the pod's workload, as the address's owner.
     hosts = {
-        host
+        value.rsplit(":", 1)[0]
         for group in digest.alert_groups
         for key in ("instance", "host")
-        if (value := group.labels.get(key)) and "://" not in value
-        for host in [value.rsplit(":", 1)[0]]
-        if not (group.labels.get("pod") and is_address(host))
+        if (value := group.labels.get(key))
+        and "://" not in value
+        and not (group.labels.get("pod") and is_address(value))
     } - EVERY_MACHINE
     texts = [
         f"{p.template} {p.example}".lower()

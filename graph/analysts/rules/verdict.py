@@ -19,7 +19,7 @@ from graph.analysts.rules.dark import dark_draft
 from graph.analysts.rules.suspect import Ranking, Suspect, troubling
 from graph.analysts.rules.vocabulary import heartbeat, load_move
 from tools.digest.labels import parse_instant
-from tools.facts import AlertGroup, Digest, LogPattern
+from tools.facts import AlertGroup, Digest, LogPattern, MetricAnomaly
 from tools.toolbox.catalog import DISCOVERY_TOOLS
 
 # Trouble whose last sign is this long before now has ended: a recovered incident, not a current one.
@@ -77,11 +77,7 @@ def recovered(suspect: Suspect, now: datetime | None) -> bool:
     past = [a for a in suspect.anomalies if a.event in ("ended", "restart", "moved")]
     # What is still moving is no trouble when it is good news or more work done (a broker back from a
     # restart taking its share of the traffic again).
-    current = [
-        a
-        for a in suspect.anomalies
-        if a not in past and troubling(a) and not load_move(a.metric, a.direction)
-    ]
+    current = [a for a in suspect.anomalies if a not in past and _trouble_now(a)]
     if now is None or suspect.alerts or current or suspect.held_by_sql:
         return False
     if not (signs or past):
@@ -95,12 +91,14 @@ def troubled(suspect: Suspect) -> bool:
     """Whether `suspect` shows trouble of its own or from its callers: an alert, error lines, a
     blocking session or a troubling move; changes, restarts, good news and a system less busy (its
     load fell when a nightly job ended) alone are none."""
-    moving = any(
-        troubling(a) and a.event not in ("restart", "moved") and not load_move(a.metric, a.direction)
-        for a in suspect.anomalies
-    )
+    moving = any(_trouble_now(a) and a.event not in ("restart", "moved") for a in suspect.anomalies)
     callers = suspect.blamed_by or suspect.relayed_by
     return bool(suspect.alerts or suspect.errors or suspect.held_by_sql or callers or moving)
+
+
+def _trouble_now(anomaly: MetricAnomaly) -> bool:
+    """A troubling move that is not a system doing more work or being less busy (its load fell)."""
+    return troubling(anomaly) and not load_move(anomaly.metric, anomaly.direction)
 
 
 def quiet_draft(

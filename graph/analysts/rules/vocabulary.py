@@ -220,7 +220,7 @@ CONFIG_CHANGE = re.compile(
     r"(?-i:[a-z](?:Capacity|Throughput|Configuration|Parameters|Settings|Quota|Limit)\w*)"
     r"|^\+\s*[a-z][\w.]*_[\w.]*\s*[=:]"  # a setting's new value in a configuration agent's diff
     # A configuration manager's run: it applies configuration, it ships no release.
-    r"|\bstate\.(?:apply|highstate)\b|\bhighstate\b|\bapplied catalog\b|\bchef-client\b|\bansible-playbook\b",
+    r"|\bstate\.apply\b|\bhighstate\b|\bapplied catalog\b|\bchef-client\b|\bansible-playbook\b",
     re.IGNORECASE,
 )
 # Metric names whose rise means trouble (a traffic rise alone is not an incident). Storage words

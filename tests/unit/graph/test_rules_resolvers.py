@@ -6,33 +6,20 @@ from __future__ import annotations
 
 from graph.analysts.rules.resolvers import named_as_looked_up
 from graph.analysts.rules.suspects import rank_suspects
-from tools.facts import Digest, LogPattern, MetricAnomaly
+from tests.unit.graph.digest_facts import lines, move
+from tools.facts import Digest
 
-
-def _line(service: str, text: str, count: int, first: str) -> LogPattern:
-    return LogPattern(
-        evidence_id="logs-1",
-        service=service,
-        level="ERROR",
-        template=text,
-        count=count,
-        first_seen=first,
-        last_seen="2026-01-01T08:25:00Z",
-        example=text,
-    )
-
-
-SYNC = _line(
+SYNC = lines(
     "locker-sync",
     'push failed: Post "https://orders-api.internal/v2/sync": dial tcp: lookup orders-api.internal on '
     "127.0.0.1:53: server misbehaving",
+    "2026-03-01T10:03:00Z",
     120,
-    "2026-01-01T08:03:00Z",
 )
-RESOLVER = _line(
-    "resolver", "Oct 05 08:02:40 edge-b2 resolver[757]: [757:0] error: SERVFAIL", 70, "2026-01-01T08:02:40Z"
+RESOLVER = lines(
+    "resolver", "Oct 05 10:02:40 edge-b2 resolver[757]: [757:0] error: SERVFAIL", "2026-03-01T10:02:40Z", 70
 )
-ORDERS = _line("orders-api", "request failed: upstream connect error", 4, "2026-01-01T08:10:00Z")
+ORDERS = lines("orders-api", "request failed: upstream connect error", "2026-03-01T10:10:00Z", 4)
 
 
 def test_a_failed_lookup_points_to_the_resolver_not_to_the_name_looked_up() -> None:
@@ -46,20 +33,9 @@ def test_a_failed_lookup_points_to_the_resolver_not_to_the_name_looked_up() -> N
 def test_a_resolver_known_by_its_response_codes_is_pointed_to_and_callers_are_no_resolvers() -> None:
     """No SERVFAIL line, but its response-code series moved; a second caller whose own lookups fail is
     a caller, not a resolver, so the choice stays one."""
-    rcodes = MetricAnomaly(
-        evidence_id="metrics-1",
-        metric="rate(dns_answer_rcodes_total)",
-        labels={"job": "resolver", "instance": "edge-b2:9167", "rcode": "SERVFAIL"},
-        service="resolver",
-        baseline=0.1,
-        recent=14.0,
-        peak=17.0,
-        change_at="2026-01-01T08:02:00Z",
-        direction="up",
-        ratio=140.0,
-        score=50.0,
-    )
-    other = _line("billing", "getaddrinfo: Temporary failure in name resolution", 30, "2026-01-01T08:04:00Z")
+    labels = {"job": "resolver", "instance": "edge-b2:9167", "rcode": "SERVFAIL"}
+    rcodes = move("rate(dns_answer_rcodes_total)", "resolver", "2026-03-01T10:02:00Z", labels)
+    other = lines("billing", "getaddrinfo: Temporary failure in name resolution", "2026-03-01T10:04:00Z", 30)
     ranking = rank_suspects(Digest(anomalies=[rcodes], log_patterns=[SYNC, other]))
     everyone = {s.service: s for s in [*ranking.ranked, *ranking.herrings, *ranking.quiet]}
     assert everyone["locker-sync"].blames == {"resolver"} and everyone["billing"].blames == {"resolver"}

@@ -6,17 +6,15 @@ rises on one step in four; read as it comes, its per-step rate is noise and a re
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from datetime import datetime, timedelta
 
 import numpy as np
 
-from tools.base import Evidence, EvidenceSource, EvidenceStatus
-from tools.digest import build_digest
+from tests.unit.tools.test_digest_counters import NOW
+from tests.unit.tools.test_digest_counters import _anomalies as anomalies_of
 from tools.digest.cadence import at_scrape_spacing
 from tools.facts import MetricAnomaly
 
-NOW = datetime(2030, 6, 1, 12, 0, tzinfo=UTC)
 SCRAPES = 120  # two hours scraped once a minute
 STEP_S = 15
 
@@ -30,10 +28,7 @@ def _read_at_step(scraped: np.ndarray) -> list[list[float]]:
 
 
 def _anomalies(samples: list[list[float]], metric: str) -> list[MetricAnomaly]:
-    labels = {"job": "store", "pod": "store-2"}
-    data: dict[str, Any] = {"series": [{"metric": metric, "labels": labels, "samples": samples}]}
-    item = Evidence("metrics-1", EvidenceSource.METRICS, "query", "t", "s", data, {}, EvidenceStatus.OK)
-    return build_digest([item], now=NOW).anomalies
+    return anomalies_of({"metric": metric, "labels": {"job": "store", "pod": "store-2"}, "samples": samples})
 
 
 def test_a_counter_scraped_slower_than_the_read_step_shows_its_rise() -> None:
